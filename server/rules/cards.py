@@ -1,0 +1,142 @@
+"""Cards, their text codes (R1.2) and integer bitmask sets.
+
+A card is an index 0..77; a set of cards is an int bitmask. Plain suits occupy
+14 consecutive bits each (rank 1..K upwards), trumps T1..T21 bits 56..76 and the
+Excuse bit 77, so "cards of a suit" and "trumps above T14" are single ANDs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SUITS = "SHDC"
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+RANK_CODES = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K")
+
+SPADES, HEARTS, DIAMONDS, CLUBS = 0, 1, 2, 3
+TRUMP_SUIT = 4  # "suit" number used for trumps in trick bookkeeping
+
+N_CARDS = 78
+TRUMP_BASE = 56
+PETIT = TRUMP_BASE  # T1
+MONDE = TRUMP_BASE + 20  # T21
+EXCUSE = 77
+
+FULL_DECK = (1 << N_CARDS) - 1
+SUIT_MASKS = tuple(((1 << 14) - 1) << (14 * s) for s in range(4))
+TRUMP_MASK = ((1 << 21) - 1) << TRUMP_BASE
+EXCUSE_BIT = 1 << EXCUSE
+PETIT_BIT = 1 << PETIT
+OUDLERS_MASK = PETIT_BIT | (1 << MONDE) | EXCUSE_BIT
+KINGS_MASK = sum(1 << (14 * s + 13) for s in range(4))
+PLAIN_SUITS_MASK = SUIT_MASKS[0] | SUIT_MASKS[1] | SUIT_MASKS[2] | SUIT_MASKS[3]
+# Trumps that a taker may be forced to discard (R5.3): T2..T20.
+DISCARDABLE_TRUMPS_MASK = TRUMP_MASK & ~PETIT_BIT & ~(1 << MONDE)
+
+# ABOVE[t] = trumps strictly higher than trump index t; ABOVE[-1] (index 78 here) = every trump.
+_ABOVE = [0] * (N_CARDS + 1)
+for _t in range(TRUMP_BASE, TRUMP_BASE + 21):
+    _ABOVE[_t] = TRUMP_MASK & ~((1 << (_t + 1)) - 1)
+_ABOVE[N_CARDS] = TRUMP_MASK
+ABOVE: tuple[int, ...] = tuple(_ABOVE)
+NO_TRUMP = N_CARDS  # sentinel index meaning "no trump in the trick yet"
+
+
+def _code(i: int) -> str:
+    if i == EXCUSE:
+        return "EX"
+    if i >= TRUMP_BASE:
+        return f"T{i - TRUMP_BASE + 1}"
+    return SUITS[i // 14] + RANK_CODES[i % 14]
+
+
+CODES: tuple[str, ...] = tuple(_code(i) for i in range(N_CARDS))
+INDEX: dict[str, int] = {c: i for i, c in enumerate(CODES)}
+
+# Card points in half points (R1.5): oudlers and kings 9, queens 7, cavaliers 5, jacks 3, others 1.
+_HALF = []
+for _i in range(N_CARDS):
+    if (1 << _i) & (OUDLERS_MASK | KINGS_MASK):
+        _HALF.append(9)
+    elif _i < TRUMP_BASE and _i % 14 == 12:
+        _HALF.append(7)
+    elif _i < TRUMP_BASE and _i % 14 == 11:
+        _HALF.append(5)
+    elif _i < TRUMP_BASE and _i % 14 == 10:
+        _HALF.append(3)
+    else:
+        _HALF.append(1)
+HALF_POINTS: tuple[int, ...] = tuple(_HALF)
+assert sum(HALF_POINTS) == 182
+
+# Per-card suit number: 0..3 plain, 4 trump, 5 Excuse.
+SUIT_OF: tuple[int, ...] = tuple(
+    5 if i == EXCUSE else (TRUMP_SUIT if i >= TRUMP_BASE else i // 14) for i in range(N_CARDS)
+)
+
+
+class UnknownCard(ValueError):
+    """A text that is not one of the 78 card codes of R1.2."""
+
+
+def parse(code: str) -> int:
+    """Card index of a code such as ``"H10"``, ``"T21"`` or ``"EX"`` (exact, case-sensitive)."""
+    try:
+        return INDEX[code]
+    except (KeyError, TypeError):
+        raise UnknownCard(f"R1.2: unknown card code {code!r}") from None
+
+
+def mask_of(codes: Iterable[str]) -> int:
+    m = 0
+    for c in codes:
+        m |= 1 << parse(c)
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    """Indices of the set bits, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def codes_of(mask: int) -> list[str]:
+    """Codes of a card set in display order (see :func:`sort_key`)."""
+    return sorted((CODES[i] for i in cards_of(mask)), key=sort_key)
+
+
+def half_points(mask: int) -> int:
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += HALF_POINTS[low.bit_length() - 1]
+        mask ^= low
+    return total
+
+
+# Display order: spades, hearts, clubs, diamonds (alternating colours), each ascending, then
+# trumps ascending, then the Excuse. Stable and documented so that clients agree.
+_DISPLAY_SUIT_ORDER = {SPADES: 0, HEARTS: 1, CLUBS: 2, DIAMONDS: 3, 4: 4, 5: 5}
+
+
+def sort_key(code: str) -> tuple[int, int]:
+    i = parse(code)
+    s = SUIT_OF[i]
+    rank = i - TRUMP_BASE if s == TRUMP_SUIT else (0 if s == 5 else i % 14)
+    return (_DISPLAY_SUIT_ORDER[s], rank)
+
+
+def sort_codes(codes: Iterable[str]) -> list[str]:
+    return sorted(codes, key=sort_key)
+
+
+def is_trump(code: str) -> bool:
+    return SUIT_OF[parse(code)] == TRUMP_SUIT
+
+
+def count_oudlers(mask: int) -> int:
+    return (mask & OUDLERS_MASK).bit_count()
