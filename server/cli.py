@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Replay deal records: PATH is a .json file (one record), a .jsonl file (one record "
             "a line) or - (JSON Lines on standard input). Prints one JSON line per record: its "
-            "result, or {\"error\": {\"action_index\": K, \"reason\": ...}}. Exits 0 when every "
+            'result, or {"error": {"action_index": K, "reason": ...}}. Exits 0 when every '
             "record is legal and complete, 2 otherwise."
         ),
     )
@@ -80,11 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_serve_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--host", default=_env("ATOUT_HOST", "127.0.0.1"), help="bind address (ATOUT_HOST)")
-    p.add_argument("--port", type=int, default=int(_env("ATOUT_PORT", "8765")), help="port (ATOUT_PORT)")
+    p.add_argument(
+        "--host", default=_env("ATOUT_HOST", "127.0.0.1"), help="bind address (ATOUT_HOST)"
+    )
+    p.add_argument(
+        "--port", type=int, default=int(_env("ATOUT_PORT", "8765")), help="port (ATOUT_PORT)"
+    )
     p.add_argument("--db", default=_env("ATOUT_DB", "atout.db"), help="SQLite file (ATOUT_DB)")
     p.add_argument(
-        "--log-level", default=_env("ATOUT_LOG_LEVEL", "info"), help="debug, info, warning, error (ATOUT_LOG_LEVEL)"
+        "--log-level",
+        default=_env("ATOUT_LOG_LEVEL", "info"),
+        help="debug, info, warning, error (ATOUT_LOG_LEVEL)",
     )
     p.set_defaults(func=_serve)
 
@@ -101,7 +107,7 @@ def _serve(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["serve", *argv]
     args = parser.parse_args(argv)
     return int(args.func(args) or 0)

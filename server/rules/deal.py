@@ -17,7 +17,6 @@ from .actions import (
     CONTRACT_INDEX,
     CONTRACTS,
     GARDE,
-    GARDE_CONTRE,
     PASS,
     Action,
     Bid,
@@ -274,10 +273,14 @@ def check_discard(hand: int, cards: int, n_given: int) -> None:
     if n_given != 6 or cards.bit_count() != 6:
         raise IllegalAction("R5.1", "the taker must discard exactly six different cards")
     if cards & ~hand:
-        raise IllegalAction("R5.1", f"cannot discard {', '.join(codes_of(cards & ~hand))}: not in hand")
+        raise IllegalAction(
+            "R5.1", f"cannot discard {', '.join(codes_of(cards & ~hand))}: not in hand"
+        )
     bad = cards & (KINGS_MASK | OUDLERS_MASK)
     if bad:
-        raise IllegalAction("R5.2", f"kings and oudlers may never be discarded ({', '.join(codes_of(bad))})")
+        raise IllegalAction(
+            "R5.2", f"kings and oudlers may never be discarded ({', '.join(codes_of(bad))})"
+        )
     required, choices = discard_rule(hand)
     if required == 0:
         trumps = cards & TRUMP_MASK
@@ -344,10 +347,13 @@ def check_poignee(st: DealState, seat: int, cards: int, n_given: int) -> int:
     allowed = pool | (hand & EXCUSE_BIT)
     if cards & ~allowed:
         raise IllegalAction(
-            "R6.4", f"a poignée shows only trumps from the hand ({', '.join(codes_of(cards & ~allowed))})"
+            "R6.4",
+            f"a poignée shows only trumps from the hand ({', '.join(codes_of(cards & ~allowed))})",
         )
     if cards & EXCUSE_BIT and (cards & TRUMP_MASK) != pool:
-        raise IllegalAction("R6.4", "the Excuse may stand in for a trump only when every trump is shown")
+        raise IllegalAction(
+            "R6.4", "the Excuse may stand in for a trump only when every trump is shown"
+        )
     return size
 
 
@@ -393,7 +399,11 @@ def poignee_options(st: DealState, seat: int) -> tuple[PoigneeOption, ...]:
         eligible = pool | (EXCUSE_BIT if has_ex and pool.bit_count() == size - 1 else 0)
         opts.append(
             PoigneeOption(
-                level, size, POIGNEE_BONUS[size], tuple(codes_of(default)), tuple(codes_of(eligible))
+                level,
+                size,
+                POIGNEE_BONUS[size],
+                tuple(codes_of(default)),
+                tuple(codes_of(eligible)),
             )
         )
     return tuple(opts)
@@ -410,7 +420,9 @@ def legal_actions(st: DealState) -> Legal | None:
         return Legal(seat, phase, bids=("pass", *CONTRACTS[st.best + 1 :]))
     if phase == DISCARD:
         required, choices = discard_rule(st.hands[seat])
-        return Legal(seat, phase, discard=DiscardRule(6, tuple(codes_of(required)), tuple(codes_of(choices))))
+        return Legal(
+            seat, phase, discard=DiscardRule(6, tuple(codes_of(required)), tuple(codes_of(choices)))
+        )
     if phase == CHELEM:
         return Legal(seat, phase, chelem=True)
     return None
@@ -440,7 +452,9 @@ def _describe_play_error(st: DealState, card: int) -> IllegalAction:
         )
     if lead == TRUMP_SUIT:
         return IllegalAction("R7.5", f"must play a trump ({code} is not one)")
-    return IllegalAction("R7.5", f"cannot follow {'SHDC'[lead]}: must play a trump ({code} is not one)")
+    return IllegalAction(
+        "R7.5", f"cannot follow {'SHDC'[lead]}: must play a trump ({code} is not one)"
+    )
 
 
 def _push(st: DealState, action: Action) -> None:
@@ -475,7 +489,9 @@ def apply(st: DealState, action: Action) -> DealState:
     seat = action.seat
     if seat != st.turn:
         if type(action) is Poignee and phase == PLAY:
-            raise IllegalAction("R6.3", f"a poignée is declared at the seat's own turn (seat {st.turn} is to act)")
+            raise IllegalAction(
+                "R6.3", f"a poignée is declared at the seat's own turn (seat {st.turn} is to act)"
+            )
         raise IllegalAction("R2.3", f"seat {st.turn} is to act, not seat {seat}")
     kind = type(action)
     if kind is Play:
@@ -522,12 +538,19 @@ def apply(st: DealState, action: Action) -> DealState:
     raise IllegalAction("R1.2", f"unknown action {action!r}")
 
 
-_EXPECTED = {BIDDING: "a bid", DISCARD: "the taker's discard", CHELEM: "the taker's chelem decision", PLAY: "a card"}
+_EXPECTED = {
+    BIDDING: "a bid",
+    DISCARD: "the taker's discard",
+    CHELEM: "the taker's chelem decision",
+    PLAY: "a card",
+}
 _RULE_OF_PHASE = {BIDDING: "R4.1", DISCARD: "R5.1", CHELEM: "R6.1", PLAY: "R7.1"}
 
 
 def _phase_error(st: DealState, what: str) -> IllegalAction:
-    return IllegalAction(_RULE_OF_PHASE[st.phase], f"no {what} now: waiting for {_EXPECTED[st.phase]}")
+    return IllegalAction(
+        _RULE_OF_PHASE[st.phase], f"no {what} now: waiting for {_EXPECTED[st.phase]}"
+    )
 
 
 def _bid(st: DealState, action: Bid) -> DealState:
@@ -624,7 +647,9 @@ def _play(st: DealState, action: Play) -> DealState:
     return new
 
 
-def _team_won_all(tricks: tuple[tuple[int, tuple[int, ...], int], ...], seat: int, taker: int) -> bool:
+def _team_won_all(
+    tricks: tuple[tuple[int, tuple[int, ...], int], ...], seat: int, taker: int
+) -> bool:
     team = seat == taker
     return all((w == taker) == team for _, _, w in tricks)
 

@@ -87,7 +87,9 @@ def replay_record(rec: Record) -> DealState:
         except IllegalAction as e:
             raise RecordError(k, str(e)) from None
     if st.phase != OVER:
-        raise RecordError(-1, f"the deal is not finished (waiting in phase {st.phase!r} for seat {st.turn})")
+        raise RecordError(
+            -1, f"the deal is not finished (waiting in phase {st.phase!r} for seat {st.turn})"
+        )
     return st
 
 
@@ -108,7 +110,9 @@ def replay_line(data: bytes | str) -> tuple[bool, dict[str, Any]]:
     return True, result_dict(st)
 
 
-def record_of(st: DealState, *, with_result: bool = True, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+def record_of(
+    st: DealState, *, with_result: bool = True, meta: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The ``atout-deal/1`` record of a deal (complete or not) as a JSON-ready dict."""
     rec: dict[str, Any] = {
         "format": FORMAT,

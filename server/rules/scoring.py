@@ -174,4 +174,3 @@ def score(st: DealState) -> Score:
 
 def result_dict(st: DealState) -> dict[str, Any]:
     return score(st).to_dict()
-

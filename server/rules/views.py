@@ -1,0 +1,132 @@
+"""What each seat (or a spectator) may know: the one place that decides visibility.
+
+Every path that tells a client about a deal (snapshot, event, resync, end-of-deal reveal) goes
+through :func:`view` or :func:`events`. A seat sees its own hand, the bids, the chien when it is
+shown (R5.1), its own discard if it is the taker and otherwise only the discarded trumps (R5.4),
+the shown poignées (R6.7) and every card played. Once the deal is over, everything is revealed:
+the complete record and its result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .actions import CONTRACTS, GARDE, Action, Bid, Chelem, Discard, Play, Poignee
+from .cards import CODES, TRUMP_MASK, codes_of
+from .deal import DISCARD, OVER, PLAY, POIGNEE_LEVELS, POIGNEE_SIZES, DealState, legal_actions
+from .records import record_of
+
+SPECTATOR = None
+
+_LEVEL_OF_SIZE = dict(zip(POIGNEE_SIZES, POIGNEE_LEVELS, strict=True))
+
+
+def chien_visible(st: DealState) -> bool:
+    """The chien is shown to all after a prise or garde (R5.1), to nobody for the others (R5.6)."""
+    return st.taker >= 0 and st.contract <= GARDE and st.phase != "bidding"
+
+
+def _trick(leader: int, cards: tuple[int, ...], winner: int | None) -> dict[str, Any]:
+    return {"leader": leader, "cards": [CODES[c] for c in cards], "winner": winner}
+
+
+def view(st: DealState, seat: int | None) -> dict[str, Any]:
+    """The deal as ``seat`` may see it (``None``: a spectator), as a JSON-ready dict."""
+    over = st.phase == OVER
+    taker = st.taker if st.taker >= 0 else None
+    out: dict[str, Any] = {
+        "seat": seat,
+        "phase": st.phase,
+        "dealer": st.dealer,
+        "turn": None if over else st.turn,
+        "hand": codes_of(st.hands[seat]) if seat is not None else None,
+        "hand_sizes": [h.bit_count() for h in st.hands],
+        "bids": [
+            {"seat": (st.dealer + 1 + i) % 4, "contract": CONTRACTS[b]}
+            for i, b in enumerate(st.bids)
+        ],
+        "taker": taker if st.phase != "bidding" else None,
+        "contract": CONTRACTS[st.contract] if st.phase != "bidding" and taker is not None else None,
+        "chien": codes_of(st.chien) if (chien_visible(st) or over) else None,
+        "discard": codes_of(st.discard) if (st.discard and (over or seat == st.taker)) else None,
+        "discard_trumps": codes_of(st.discard & TRUMP_MASK),
+        "chelem_announced": st.chelem,
+        "poignees": [
+            {"seat": s, "level": _LEVEL_OF_SIZE[p.bit_count()], "cards": codes_of(p)}
+            for s, p in enumerate(st.poignees)
+            if p
+        ],
+        "tricks": [_trick(ld, cs, w) for ld, cs, w in st.tricks],
+        "trick": _trick(st.trick_leader, st.trick, None) if st.phase == PLAY else None,
+        "legal": None,
+        "result": None,
+        "record": None,
+    }
+    if not over and seat is not None and seat == st.turn:
+        out["legal"] = msgspec.to_builtins(legal_actions(st))
+    if over:
+        rec = record_of(st)
+        out["result"] = rec["result"]
+        out["record"] = rec
+    return out
+
+
+def events(
+    prev: DealState, action: Action, new: DealState, seat: int | None
+) -> list[dict[str, Any]]:
+    """What ``seat`` learns from ``action`` taking ``prev`` to ``new``, as JSON-ready dicts."""
+    out: list[dict[str, Any]] = []
+    kind = type(action)
+    if kind is Bid:
+        out.append({"type": "bid", "seat": action.seat, "contract": action.contract})
+        if new.phase != "bidding" and new.phase != OVER:
+            out.append(
+                {"type": "contract", "taker": new.taker, "contract": CONTRACTS[new.contract]}
+            )
+            if new.phase == DISCARD:
+                out.append({"type": "chien", "cards": codes_of(new.chien)})
+    elif kind is Discard:
+        ev: dict[str, Any] = {
+            "type": "discard",
+            "seat": action.seat,
+            "trumps": codes_of(new.discard & TRUMP_MASK),
+        }
+        if seat == new.taker:
+            ev["cards"] = codes_of(new.discard)
+        out.append(ev)
+    elif kind is Chelem:
+        out.append(
+            {"type": "chelem", "seat": action.seat, "announce": action.announce, "leader": new.turn}
+        )
+    elif kind is Poignee:
+        p = new.poignees[action.seat]
+        out.append(
+            {
+                "type": "poignee",
+                "seat": action.seat,
+                "level": _LEVEL_OF_SIZE[p.bit_count()],
+                "cards": codes_of(p),
+            }
+        )
+    elif kind is Play:
+        out.append({"type": "play", "seat": action.seat, "card": action.card})
+        if len(new.tricks) > len(prev.tricks):
+            leader, cards, winner = new.tricks[-1]
+            out.append(
+                {"type": "trick", "number": len(new.tricks), **_trick(leader, cards, winner)}
+            )
+    if new.phase == OVER:
+        rec = record_of(new)
+        out.append({"type": "deal_over", "result": rec["result"], "record": rec})
+    return out
+
+
+def deal_start_event(st: DealState, seat: int | None) -> dict[str, Any]:
+    """The first thing a seat learns of a deal: the dealer and its own 18 cards."""
+    return {
+        "type": "deal_start",
+        "dealer": st.dealer,
+        "hand": codes_of(st.initial_hands[seat]) if seat is not None else None,
+    }
