@@ -1,0 +1,40 @@
+"""AI seat drivers. One interface (DESIGN.md): ``bot.choose(view, legal) -> action``.
+
+``view`` is what :func:`server.rules.views.view` gives the seat (never more); ``legal`` is the
+seat's :class:`server.rules.Legal`. Bots never see another seat's hidden cards.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Protocol
+
+from server.rules import Action, Legal
+from server.rules.randplay import random_from_legal
+
+LEVELS = ("random",)
+
+
+class Bot(Protocol):
+    name: str
+
+    def choose(self, view: dict[str, Any], legal: Legal) -> Action: ...
+
+
+class RandomBot:
+    """Uniformly random legal actions: the baseline."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, view: dict[str, Any], legal: Legal) -> Action:
+        return random_from_legal(legal, self.rng, poignee_chance=0.2)
+
+
+def make_bot(level: str = "random", seed: int | None = None) -> Bot:
+    """A bot of the given level (see LEVELS)."""
+    if level == "random":
+        return RandomBot(seed)
+    raise ValueError(f"unknown AI level {level!r}; known: {', '.join(LEVELS)}")
