@@ -1,0 +1,378 @@
+"""Helpers for the rules-engine tests: build deals card by card and play scripted actions.
+
+Two ways to build a deal:
+
+- :func:`deal` fixes some cards of some seats (and of the chien) and fills the rest of the deck
+  deterministically, for tests about a single situation (a bid, a discard, one trick);
+- :func:`deal_from_tricks` takes a complete deal written as its 18 tricks, each a 4-tuple indexed
+  by *seat* (``trick[s]`` is the card seat ``s`` plays), and derives the hands, bids, discard and
+  actions from it. Leaders and trick winners are computed here independently of the engine
+  (:func:`plan_winner`); the engine must then accept every action.
+
+Scripts (:func:`run`) are whitespace-separated tokens, each applied for the seat whose turn it is:
+contract names (``pass``, ``prise``, ``garde``, ``garde_sans``, ``garde_contre``) bid,
+``discard:C2,C5,...`` discards, ``chelem``/``nochelem`` decide the chelem, ``poignee:T2,T3,...``
+declares a poignée, and any card code plays that card.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import msgspec
+
+from server.rules.actions import CONTRACTS, Action, Bid, Chelem, Discard, Play, Poignee
+from server.rules.cards import CODES, HALF_POINTS, INDEX
+from server.rules.deal import OVER, DealState, apply, deal_from_codes
+from server.rules.records import record_of
+
+ALL_CODES: tuple[str, ...] = CODES
+TRUMPS = tuple(f"T{n}" for n in range(1, 22))
+OUDLERS = frozenset({"T1", "T21", "EX"})
+CONTRACT_NAMES = frozenset(CONTRACTS)
+
+
+def cards(text: str | Iterable[str]) -> list[str]:
+    """``"S1 H2,T3"`` -> ``["S1", "H2", "T3"]`` (spaces or commas)."""
+    if isinstance(text, str):
+        return text.replace(",", " ").split()
+    return list(text)
+
+
+def trumps(lo: int, hi: int) -> list[str]:
+    """Trumps ``T{lo}``..``T{hi}`` inclusive."""
+    return [f"T{n}" for n in range(lo, hi + 1)]
+
+
+def points(codes: Iterable[str]) -> Fraction:
+    """Card points (R1.5), computed from the card codes, independently of the engine's table."""
+    total = Fraction(0)
+    for c in codes:
+        if c in OUDLERS or c.endswith("K"):
+            total += Fraction(9, 2)
+        elif c[0] in "SHDC" and c[1:] == "Q":
+            total += Fraction(7, 2)
+        elif c[0] in "SHDC" and c[1:] == "C":
+            total += Fraction(5, 2)
+        elif c[0] in "SHDC" and c[1:] == "J":
+            total += Fraction(3, 2)
+        else:
+            total += Fraction(1, 2)
+    return total
+
+
+assert points(ALL_CODES) == 91
+assert sum(HALF_POINTS) == 2 * points(ALL_CODES)
+
+
+# ---------------------------------------------------------------------------- partial deals
+
+# Filler order: low plain cards first, so that filled hands rarely change what a test is about.
+_FILL_ORDER = sorted(
+    (c for c in ALL_CODES if c[0] in "SHDC"),
+    key=lambda c: (INDEX[c] % 14, INDEX[c] // 14),
+) + [f"T{n}" for n in range(2, 21)] + ["T21", "T1", "EX"]
+
+
+def deal(
+    hands: dict[int, str | Iterable[str]] | None = None,
+    chien: str | Iterable[str] | None = None,
+    dealer: int = 3,
+) -> DealState:
+    """A fresh deal where ``hands[s]`` (and ``chien``) hold at least the given cards; the rest of
+    the deck fills the hands in seat order (low plain cards first, then trumps, T21, T1, EX)."""
+    fixed: dict[int, list[str]] = {s: cards(h) for s, h in (hands or {}).items()}
+    fixed_chien = cards(chien) if chien is not None else []
+    used = [c for h in fixed.values() for c in h] + fixed_chien
+    if len(set(used)) != len(used):
+        raise ValueError(f"a card is fixed twice: {used}")
+    pool = [c for c in _FILL_ORDER if c not in set(used)]
+    out: list[list[str]] = []
+    for s in range(4):
+        h = list(fixed.get(s, []))
+        while len(h) < 18:
+            h.append(pool.pop(0))
+        out.append(h)
+    ch = list(fixed_chien)
+    while len(ch) < 6:
+        ch.append(pool.pop(0))
+    assert not pool
+    return deal_from_codes(dealer, out, ch)
+
+
+# ---------------------------------------------------------------------------- scripts
+
+
+def parse_token(seat: int, token: str) -> Action:
+    if token in CONTRACT_NAMES:
+        return Bid(seat, token)  # type: ignore[arg-type]
+    if token == "chelem":
+        return Chelem(seat, True)
+    if token == "nochelem":
+        return Chelem(seat, False)
+    if token.startswith("discard:"):
+        return Discard(seat, tuple(cards(token[8:])))
+    if token.startswith("poignee:"):
+        return Poignee(seat, tuple(cards(token[8:])))
+    return Play(seat, token)
+
+
+def run(st: DealState, script: str | Sequence[str]) -> DealState:
+    """Apply a script (see the module docstring), each token for the seat whose turn it is."""
+    tokens = script.split() if isinstance(script, str) else list(script)
+    for tok in tokens:
+        st = apply(st, parse_token(st.turn, tok))
+    return st
+
+
+def play_actions(st: DealState, actions: Iterable[Action]) -> DealState:
+    for a in actions:
+        st = apply(st, a)
+    return st
+
+
+# ---------------------------------------------------------------------------- state comparison
+
+
+def snapshot(st: DealState) -> tuple[Any, ...]:
+    """Every field of a state, for "an illegal action changed nothing" checks."""
+    return tuple(
+        getattr(st, name) if name != "actions" else tuple(st.action_list())
+        for name in DealState.__slots__
+    )
+
+
+# ---------------------------------------------------------------------------- deals as tricks
+
+_RANK = {r: i for i, r in enumerate(("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"))}
+
+
+def _suit(code: str) -> str:
+    return "EX" if code == "EX" else ("T" if code[0] == "T" else code[0])
+
+
+def _strength(code: str, lead: str | None) -> int:
+    if code == "EX":
+        return -1
+    if code[0] == "T":
+        return 100 + int(code[1:])
+    if code[0] == lead:
+        return _RANK[code[1:]]
+    return -1
+
+
+def plan_winner(leader: int, by_seat: Sequence[str], *, last: bool, slam_so_far: bool) -> int:
+    """Winner of a trick given as a seat-indexed tuple (R7.4, R7.7, R8.3), written independently
+    of the engine. ``slam_so_far``: the leader's team won every earlier trick."""
+    order = [(leader + i) % 4 for i in range(4)]
+    played = [by_seat[s] for s in order]
+    if last and played[0] == "EX" and slam_so_far:
+        return leader
+    lead = next((_suit(c) for c in played if c != "EX"), None)
+    best = max(range(4), key=lambda i: _strength(played[i], lead))
+    return order[best]
+
+
+@dataclass
+class Plan:
+    """A complete played deal built by :func:`deal_from_tricks`."""
+
+    start: DealState
+    actions: list[Action]
+    leaders: list[int]
+    winners: list[int]
+    discard: list[str] = field(default_factory=list)
+
+    def final(self) -> DealState:
+        return play_actions(self.start, self.actions)
+
+    def record(self) -> dict[str, Any]:
+        return record_of(self.final())
+
+
+def deal_from_tricks(
+    tricks: Sequence[Sequence[str] | str],
+    *,
+    contract: str,
+    taker: int,
+    dealer: int = 3,
+    discard: str | Iterable[str] | None = None,
+    chien: str | Iterable[str] | None = None,
+    announce: bool = False,
+    poignees: dict[int, str | Iterable[str]] | None = None,
+    bids: Sequence[str] | None = None,
+) -> Plan:
+    """Build a full deal from its 18 tricks (each ``(card of seat 0, seat 1, seat 2, seat 3)``).
+
+    ``prise``/``garde``: the taker's six unplayed cards are the discard; the chien defaults to the
+    discard (the taker put the chien straight back), or is any six of the taker's cards.
+    ``garde_sans``/``garde_contre``: the six unplayed cards are the chien. Bids default to the
+    taker bidding ``contract`` and everyone else passing. Poignées are declared right before the
+    declaring seat's first card.
+    """
+    rows = [cards(t) for t in tricks]
+    if len(rows) != 18 or any(len(r) != 4 for r in rows):
+        raise ValueError("18 tricks of 4 cards are needed")
+    played: list[list[str]] = [[r[s] for r in rows] for s in range(4)]
+    flat = [c for r in rows for c in r]
+    if len(set(flat)) != 72:
+        raise ValueError("a card is played twice")
+    unplayed = [c for c in ALL_CODES if c not in set(flat)]
+    hands = [list(p) for p in played]
+    big = contract in ("prise", "garde")
+    disc: list[str] = []
+    if big:
+        disc = cards(discard) if discard is not None else unplayed
+        if sorted(disc) != sorted(unplayed):
+            raise ValueError(f"the discard must be the unplayed cards {unplayed}")
+        full = played[taker] + disc
+        ch = cards(chien) if chien is not None else list(disc)
+        if not set(ch) <= set(full):
+            raise ValueError("the chien must be among the taker's 24 cards")
+        hands[taker] = [c for c in full if c not in set(ch)]
+    else:
+        ch = unplayed
+    start = deal_from_codes(dealer, hands, ch)
+
+    first = (dealer + 1) % 4
+    actions: list[Action] = []
+    speak = list(bids) if bids is not None else [
+        contract if (first + i) % 4 == taker else "pass" for i in range(4)
+    ]
+    for i, b in enumerate(speak):
+        actions.append(Bid((first + i) % 4, b))  # type: ignore[arg-type]
+    if big:
+        actions.append(Discard(taker, tuple(disc)))
+    actions.append(Chelem(taker, announce))
+    pg = {s: tuple(cards(c)) for s, c in (poignees or {}).items()}
+
+    leader = taker if announce else first
+    leaders, winners = [], []
+    for n, row in enumerate(rows):
+        leaders.append(leader)
+        team_all = all((w == taker) == (leader == taker) for w in winners)
+        w = plan_winner(leader, row, last=n == 17, slam_so_far=team_all)
+        for i in range(4):
+            s = (leader + i) % 4
+            if n == 0 and s in pg:
+                actions.append(Poignee(s, pg[s]))
+            actions.append(Play(s, row[s]))
+        winners.append(w)
+        leader = w
+    return Plan(start, actions, leaders, winners, disc)
+
+
+# ---------------------------------------------------------------------------- records
+
+
+def dump_record(rec: dict[str, Any]) -> str:
+    return json.dumps(rec, separators=(",", ":"))
+
+
+def actions_json(actions: Iterable[Action]) -> list[dict[str, Any]]:
+    return [msgspec.to_builtins(a) for a in actions]
+
+
+@dataclass(frozen=True)
+class TeamCount:
+    """Card points of both teams recomputed from a record (R8, R9.1), without the engine."""
+
+    taker: Fraction
+    defence: Fraction
+    taker_tricks: int
+    taker_oudlers: int
+
+
+def count_record(rec: dict[str, Any]) -> TeamCount:
+    """Recount a finished, played record from its actions alone."""
+    acts = rec["actions"]
+    bids = [a for a in acts if a["type"] == "bid"]
+    taker = -1
+    contract = "pass"
+    for b in bids:
+        if b["contract"] != "pass":
+            taker, contract = b["seat"], b["contract"]
+    assert taker >= 0
+    discard = next((a["cards"] for a in acts if a["type"] == "discard"), [])
+    plays = [(a["seat"], a["card"]) for a in acts if a["type"] == "play"]
+    assert len(plays) == 72
+    pile_t: list[str] = []
+    pile_d: list[str] = []
+    adjust = Fraction(0)
+    taker_tricks = 0
+    won_by_taker: list[bool] = []
+    for n in range(18):
+        trick = plays[4 * n : 4 * n + 4]
+        leader = trick[0][0]
+        by_seat = ["?"] * 4
+        for s, c in trick:
+            by_seat[s] = c
+        slam = all(w == (leader == taker) for w in won_by_taker)
+        w = plan_winner(leader, by_seat, last=n == 17, slam_so_far=slam)
+        t_wins = w == taker
+        won_by_taker.append(t_wins)
+        taker_tricks += t_wins
+        for s, c in trick:
+            if c != "EX":
+                (pile_t if t_wins else pile_d).append(c)
+                continue
+            ex_taker = s == taker
+            if n < 17:
+                (pile_t if ex_taker else pile_d).append(c)
+                if ex_taker != t_wins:
+                    adjust += Fraction(1, 2) if t_wins else Fraction(-1, 2)
+            elif trick[0][1] == "EX" and w == leader and slam:
+                (pile_t if ex_taker else pile_d).append(c)
+            else:
+                (pile_d if ex_taker else pile_t).append(c)
+    if contract in ("prise", "garde"):
+        pile_t += discard
+    elif contract == "garde_sans":
+        pile_t += rec["chien"]
+    else:
+        pile_d += rec["chien"]
+    assert len(pile_t) + len(pile_d) == 78
+    return TeamCount(
+        points(pile_t) + adjust,
+        points(pile_d) - adjust,
+        taker_tricks,
+        sum(c in OUDLERS for c in pile_t),
+    )
+
+
+# ---------------------------------------------------------------------------- illegal actions
+
+
+def assert_illegal(st: DealState, action: Action, rule: str) -> str:
+    """``action`` must be refused citing ``rule``, leave ``st`` exactly as it was, and ``st`` must
+    still accept a legal action afterwards. Returns the error message."""
+    from server.rules.actions import IllegalAction
+    from server.rules.deal import legal_actions
+    from server.rules.randplay import random_from_legal
+
+    before = snapshot(st)
+    legal_before = legal_actions(st)
+    try:
+        apply(st, action)
+    except IllegalAction as e:
+        assert e.rule == rule, f"expected {rule}, got {e.rule}: {e}"
+        msg = str(e)
+    else:
+        raise AssertionError(f"{action!r} was accepted; {rule} should forbid it")
+    assert snapshot(st) == before, "an illegal action changed the state"
+    assert legal_actions(st) == legal_before
+    if legal_before is not None:
+        import random
+
+        nxt = random_from_legal(legal_before, random.Random(0), poignee_chance=0.0)
+        after = apply(st, nxt)
+        assert after.n_actions == st.n_actions + 1
+    return msg
+
+
+def is_over(st: DealState) -> bool:
+    return st.phase == OVER
