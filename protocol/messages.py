@@ -1,0 +1,673 @@
+"""Every message of protocol v1 as msgspec Structs.
+
+Each message is one JSON object in one WebSocket text frame, tagged by its ``type``.
+
+- Client → server messages (:data:`ClientMessage`) are *requests*: each carries a client-chosen
+  ``id`` and gets exactly one answer carrying the same ``id``: its result message or an ``error``.
+  They are decoded strictly: unknown fields, missing required fields and wrong JSON types are
+  rejected with ``invalid_field``.
+- Server → client messages (:data:`ServerMessage`) are answers (with ``id``) and pushes (without):
+  ``snapshot``, ``event``, ``your_turn``. Within v1 they may gain fields; clients must ignore fields
+  they do not know (the decoder here does).
+
+This module imports nothing of the server: third-party Python clients may use it as is.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+# ------------------------------------------------------------------------------ shared types
+
+RequestId = Annotated[str, Meta(max_length=64)] | int
+SeatNo = Annotated[int, Meta(ge=0, le=3, description="a seat, 0..3 (RULES.md R2.1)")]
+TableId = Annotated[str, Meta(min_length=1, max_length=64, description="a table id")]
+Card = Annotated[str, Meta(max_length=3, description="a card code (RULES.md R1.2), e.g. `H10`")]
+Cards = Annotated[list[Card], Meta(max_length=24)]
+Name = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[^\x00-\x1f\x7f]+$",
+        description="a display name, 1..32 characters, no control characters",
+    ),
+]
+Level = Annotated[str, Meta(min_length=1, max_length=32, description="an AI level, e.g. `random`")]
+ContractName = Literal["pass", "prise", "garde", "garde_sans", "garde_contre"]
+TableStateName = Literal["waiting", "playing", "finished", "closed"]
+SeatKind = Literal["empty", "human", "ai"]
+Phase = Literal["bidding", "discard", "chelem", "play", "over"]
+
+
+class _Request(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
+    id: Annotated[
+        RequestId,
+        Meta(description="chosen by the client (string up to 64 chars, or integer); echoed"),
+    ]
+
+
+class _Push(msgspec.Struct, kw_only=True, tag_field="type"):
+    pass
+
+
+# ------------------------------------------------------------------------------ client → server
+
+
+class Hello(_Request, tag="hello", kw_only=True):
+    """First message on a connection. Answered by `welcome` (or `error`)."""
+
+    version: Annotated[int, Meta(description="the protocol version the client speaks (1)")]
+    name: Name
+    client: Annotated[str, Meta(max_length=64)] | None = None
+    token: (
+        Annotated[
+            str,
+            Meta(max_length=128, description="optional: resume this seat as part of the handshake"),
+        ]
+        | None
+    ) = None
+    v: (
+        Annotated[int, Meta(ge=0, description="with `token`: the last table version seen")] | None
+    ) = None
+
+
+class ListTables(_Request, tag="list_tables", kw_only=True):
+    """List the public open tables. Answered by `tables`."""
+
+
+class CreateTable(_Request, tag="create_table", kw_only=True):
+    """Create a table (the connection does not sit down: send `join`). Answered by `table_created`.
+
+    Give at most one of `deals` and `target_score`; with neither, the table plays 4 deals."""
+
+    name: Annotated[str, Meta(max_length=64)] = ""
+    public: bool = True
+    deals: Annotated[int, Meta(ge=1, le=1000)] | None = None
+    target_score: Annotated[int, Meta(ge=1, le=100000)] | None = None
+    ai: Annotated[
+        Level | Annotated[list[Level], Meta(min_length=4, max_length=4)],
+        Meta(description="AI level for every empty seat, or a list of 4 levels indexed by seat"),
+    ] = "random"
+    turn_timer: (
+        Annotated[
+            float, Meta(gt=0, le=3600, description="seconds a human has to act; null: no timer")
+        ]
+        | None
+    ) = None
+    think_delay: (
+        Annotated[
+            float,
+            Meta(ge=0, le=30, description="seconds an AI waits before acting (server default)"),
+        ]
+        | None
+    ) = None
+    deal_pause: (
+        Annotated[
+            float, Meta(ge=0, le=60, description="seconds between two deals (server default)")
+        ]
+        | None
+    ) = None
+
+
+class Join(_Request, tag="join", kw_only=True):
+    """Sit at a table. Answered by `joined` (with the seat token), then a `snapshot`."""
+
+    table: TableId
+    seat: Annotated[SeatNo | None, Meta(description="null: any free seat")] = None
+
+
+class Watch(_Request, tag="watch", kw_only=True):
+    """Follow a table as a spectator. Answered by `watching`, then a `snapshot`."""
+
+    table: TableId
+
+
+class Unwatch(_Request, tag="unwatch", kw_only=True):
+    """Stop following a table. Answered by `ok`."""
+
+    table: TableId
+
+
+class Leave(_Request, tag="leave", kw_only=True):
+    """Give up this connection's seat (the token is revoked; an AI plays it). Answered by `ok`."""
+
+    table: TableId
+
+
+class Start(_Request, tag="start", kw_only=True):
+    """Start a waiting table now; empty seats become AI. Answered by `ok`."""
+
+    table: TableId
+
+
+class Restart(_Request, tag="restart", kw_only=True):
+    """Play a new series at a finished table (same seats, scores reset). Answered by `ok`."""
+
+    table: TableId
+
+
+class Close(_Request, tag="close", kw_only=True):
+    """Close a waiting or finished table. Answered by `ok`."""
+
+    table: TableId
+
+
+class Resume(_Request, tag="resume", kw_only=True):
+    """Take back a seat with its token. Answered by `joined`, then the missed events or a
+    `snapshot`."""
+
+    token: Annotated[str, Meta(max_length=128)]
+    v: (
+        Annotated[int, Meta(ge=0, description="last table version seen; null: send a snapshot")]
+        | None
+    ) = None
+
+
+class _Action(_Request, kw_only=True):
+    table: TableId
+    seat: Annotated[
+        SeatNo | None, Meta(description="optional: must be the connection's seat if given")
+    ] = None
+
+
+class Bid(_Action, tag="bid", kw_only=True):
+    """Bid or pass (R4). Answered by `ok`."""
+
+    contract: ContractName
+
+
+class Discard(_Action, tag="discard", kw_only=True):
+    """The taker's six discarded cards (R5). Answered by `ok`."""
+
+    cards: Cards
+
+
+class Chelem(_Action, tag="chelem", kw_only=True):
+    """The taker's chelem decision (R6.1). Answered by `ok`."""
+
+    announce: bool
+
+
+class Poignee(_Action, tag="poignee", kw_only=True):
+    """Show a poignée before the first card (R6.3). Answered by `ok`."""
+
+    cards: Cards
+
+
+class Play(_Action, tag="play", kw_only=True):
+    """Play a card (R7). Answered by `ok`."""
+
+    card: Card
+
+
+class Ping(_Request, tag="ping", kw_only=True):
+    """Answered by `pong` (an application-level round trip)."""
+
+
+ClientMessage = (
+    Hello
+    | ListTables
+    | CreateTable
+    | Join
+    | Watch
+    | Unwatch
+    | Leave
+    | Start
+    | Restart
+    | Close
+    | Resume
+    | Bid
+    | Discard
+    | Chelem
+    | Poignee
+    | Play
+    | Ping
+)
+ACTION_TYPES: tuple[type[_Action], ...] = (Bid, Discard, Chelem, Poignee, Play)
+CLIENT_TYPES: dict[str, type[msgspec.Struct]] = {
+    c.__struct_config__.tag: c  # type: ignore[misc]
+    for c in (
+        Hello,
+        ListTables,
+        CreateTable,
+        Join,
+        Watch,
+        Unwatch,
+        Leave,
+        Start,
+        Restart,
+        Close,
+        Resume,
+        Bid,
+        Discard,
+        Chelem,
+        Poignee,
+        Play,
+        Ping,
+    )
+}
+
+# ------------------------------------------------------------------------------ views
+
+
+class SeatInfo(msgspec.Struct, kw_only=True):
+    """Who sits at a seat."""
+
+    seat: SeatNo
+    kind: SeatKind
+    name: str | None = None
+    connected: bool = False
+    ai: Annotated[
+        str | None,
+        Meta(
+            description="level of the AI playing this seat (AI seat, or stand-in for an absent human)"
+        ),
+    ] = None
+
+
+class TableInfo(msgspec.Struct, kw_only=True):
+    """A table's public description (lobby list, snapshots)."""
+
+    table: str
+    name: str
+    public: bool
+    state: TableStateName
+    seats: list[SeatInfo]
+    deals: int | None = None
+    target_score: int | None = None
+    deal_no: Annotated[int, Meta(description="deals started at this table so far")] = 0
+    series: Annotated[int, Meta(description="1, then +1 at each restart")] = 1
+    scores: Annotated[list[float], Meta(description="cumulative scores of this series, per seat")]
+    turn_timer: float | None = None
+    think_delay: float = 0.0
+    deal_pause: float = 0.0
+    spectators: int = 0
+
+
+class PoigneeOption(msgspec.Struct, kw_only=True):
+    level: Literal["single", "double", "triple"]
+    size: int
+    bonus: int
+    default: Annotated[list[Card], Meta(description="a valid set to show, sorted")]
+    eligible: Annotated[list[Card], Meta(description="every card a set at this level may use")]
+
+
+class DiscardRule(msgspec.Struct, kw_only=True):
+    count: int
+    required: Annotated[list[Card], Meta(description="cards the discard must contain")]
+    choices: Annotated[list[Card], Meta(description="the rest of the discard comes from these")]
+
+
+class LegalActions(msgspec.Struct, kw_only=True):
+    """What the seat to act may do now. Exactly one group is non-empty (plays may come with
+    poignée options)."""
+
+    seat: SeatNo
+    phase: Phase
+    bids: Annotated[list[ContractName], Meta(description="bidding: allowed `bid` contracts")] = []
+    discard: DiscardRule | None = None
+    chelem: Annotated[bool, Meta(description="a `chelem` decision is due")] = False
+    poignees: list[PoigneeOption] = []
+    plays: Annotated[list[Card], Meta(description="play: cards that may be played")] = []
+
+
+class SpokenBid(msgspec.Struct, kw_only=True):
+    seat: SeatNo
+    contract: ContractName
+
+
+class ShownPoignee(msgspec.Struct, kw_only=True):
+    seat: SeatNo
+    level: Literal["single", "double", "triple"]
+    cards: list[Card]
+
+
+class Trick(msgspec.Struct, kw_only=True):
+    leader: SeatNo
+    cards: Annotated[list[Card], Meta(description="in play order, starting with the leader")]
+    winner: SeatNo | None = None
+
+
+class DealResult(msgspec.Struct, kw_only=True):
+    """The `result` of an `atout-deal/1` record (spec/deal-record.md)."""
+
+    status: Literal["played", "annulled"]
+    scores: list[float]
+    reason: Literal["petit_sec", "all_passed"] | None = None
+    taker: SeatNo | None = None
+    contract: ContractName | None = None
+    multiplier: int | None = None
+    chelem_announced: bool | None = None
+    oudlers: int | None = None
+    target: float | None = None
+    taker_points: float | None = None
+    won: bool | None = None
+    base: float | None = None
+    petit_au_bout: float | None = None
+    poignee: float | None = None
+    chelem: float | None = None
+    per_defender: float | None = None
+
+
+class RecordAction(msgspec.Struct, kw_only=True):
+    """One action of a record: `type` is bid, discard, chelem, poignee or play."""
+
+    type: Literal["bid", "discard", "chelem", "poignee", "play"]
+    seat: SeatNo
+    contract: ContractName | None = None
+    cards: list[Card] | None = None
+    announce: bool | None = None
+    card: Card | None = None
+
+
+class DealRecord(msgspec.Struct, kw_only=True):
+    """A complete `atout-deal/1` record (spec/deal-record.md)."""
+
+    format: str
+    dealer: SeatNo
+    hands: list[list[Card]]
+    chien: list[Card]
+    actions: list[RecordAction]
+    result: DealResult | None = None
+    meta: dict[str, Any] | None = None
+
+
+class DealView(msgspec.Struct, kw_only=True):
+    """A deal as one seat (or a spectator, `seat` null) may see it."""
+
+    seat: SeatNo | None
+    phase: Phase
+    dealer: SeatNo
+    turn: SeatNo | None
+    hand: Annotated[list[Card] | None, Meta(description="own cards; null for spectators")]
+    hand_sizes: list[int]
+    bids: list[SpokenBid]
+    taker: SeatNo | None
+    contract: ContractName | None
+    chien: Annotated[list[Card] | None, Meta(description="when shown (R5.1) or at the end")]
+    discard: Annotated[
+        list[Card] | None, Meta(description="the taker's own discard, or at the end")
+    ]
+    discard_trumps: Annotated[list[Card], Meta(description="trumps in the discard (R5.4)")]
+    chelem_announced: bool | None
+    poignees: list[ShownPoignee]
+    tricks: Annotated[list[Trick], Meta(description="finished tricks")]
+    trick: Annotated[Trick | None, Meta(description="the trick in progress (play phase)")]
+    legal: Annotated[LegalActions | None, Meta(description="for the seat to act only")]
+    result: DealResult | None
+    record: Annotated[DealRecord | None, Meta(description="the full record once the deal is over")]
+
+
+# ------------------------------------------------------------------------------ table events
+
+
+class SeatEvent(_Push, tag="seat", kw_only=True):
+    """A seat changed hands or connectivity."""
+
+    seat: SeatNo
+    kind: SeatKind
+    name: str | None = None
+    connected: bool = False
+    ai: str | None = None
+
+
+class TableStateEvent(_Push, tag="table_state", kw_only=True):
+    """The table changed state (started, finished, restarted, closed)."""
+
+    state: TableStateName
+    series: int = 1
+    deal_no: int = 0
+    scores: list[float]
+    reason: str | None = None
+
+
+class DealStartEvent(_Push, tag="deal_start", kw_only=True):
+    """A new deal: the dealer and the recipient's own 18 cards (null for spectators)."""
+
+    deal_no: int
+    dealer: SeatNo
+    hand: list[Card] | None
+
+
+class BidEvent(_Push, tag="bid", kw_only=True):
+    seat: SeatNo
+    contract: ContractName
+
+
+class ContractEvent(_Push, tag="contract", kw_only=True):
+    """The bidding ended with a taker."""
+
+    taker: SeatNo
+    contract: ContractName
+
+
+class ChienEvent(_Push, tag="chien", kw_only=True):
+    """The chien, turned face up after a prise or garde (R5.1)."""
+
+    cards: list[Card]
+
+
+class DiscardEvent(_Push, tag="discard", kw_only=True):
+    """The taker discarded. Everyone sees the discarded trumps (R5.4); only the taker sees
+    `cards`."""
+
+    seat: SeatNo
+    trumps: list[Card]
+    cards: list[Card] | None = None
+
+
+class ChelemEvent(_Push, tag="chelem", kw_only=True):
+    """The taker's chelem decision; `leader` leads the first trick (R6.2)."""
+
+    seat: SeatNo
+    announce: bool
+    leader: SeatNo
+
+
+class PoigneeEvent(_Push, tag="poignee", kw_only=True):
+    seat: SeatNo
+    level: Literal["single", "double", "triple"]
+    cards: list[Card]
+
+
+class PlayEvent(_Push, tag="play", kw_only=True):
+    seat: SeatNo
+    card: Card
+
+
+class TrickEvent(_Push, tag="trick", kw_only=True):
+    """A trick is complete; `winner` leads the next one."""
+
+    number: Annotated[int, Meta(ge=1, le=18)]
+    leader: SeatNo
+    cards: list[Card]
+    winner: SeatNo
+
+
+class DealOverEvent(_Push, tag="deal_over", kw_only=True):
+    """The deal is over: its result and the complete record (every hand) revealed to all."""
+
+    result: DealResult
+    record: DealRecord
+
+
+class ScoresEvent(_Push, tag="scores", kw_only=True):
+    """Scores after a deal: this deal's and the cumulative ones of the series."""
+
+    deal_no: int
+    deal: list[float]
+    total: list[float]
+
+
+class HiddenEvent(_Push, tag="hidden", kw_only=True):
+    """An event the recipient may not see; it only fills its version number."""
+
+
+TableEvent = (
+    SeatEvent
+    | TableStateEvent
+    | DealStartEvent
+    | BidEvent
+    | ContractEvent
+    | ChienEvent
+    | DiscardEvent
+    | ChelemEvent
+    | PoigneeEvent
+    | PlayEvent
+    | TrickEvent
+    | DealOverEvent
+    | ScoresEvent
+    | HiddenEvent
+)
+
+# ------------------------------------------------------------------------------ server → client
+
+
+class Limits(msgspec.Struct, kw_only=True):
+    max_frame_bytes: int
+    rate_per_second: float
+    burst: int
+    grace_seconds: float
+
+
+class ResumedSeat(msgspec.Struct, kw_only=True):
+    table: str
+    seat: SeatNo
+
+
+class Welcome(_Push, tag="welcome", kw_only=True):
+    """Answer to `hello`: the version the server will speak on this connection."""
+
+    id: RequestId
+    version: int
+    server: str
+    session: Annotated[str, Meta(description="this connection's id (for logs and bug reports)")]
+    subprotocol: str | None = None
+    limits: Limits
+    resumed: Annotated[
+        ResumedSeat | None, Meta(description="the seat resumed by `hello.token`, if any")
+    ] = None
+
+
+class Tables(_Push, tag="tables", kw_only=True):
+    """Answer to `list_tables`."""
+
+    id: RequestId
+    tables: list[TableInfo]
+
+
+class TableCreated(_Push, tag="table_created", kw_only=True):
+    """Answer to `create_table`."""
+
+    id: RequestId
+    table: TableInfo
+
+
+class Joined(_Push, tag="joined", kw_only=True):
+    """Answer to `join` and `resume`: the seat and its secret token (keep it to resume)."""
+
+    id: RequestId
+    table: str
+    seat: SeatNo
+    token: str
+
+
+class Watching(_Push, tag="watching", kw_only=True):
+    """Answer to `watch`."""
+
+    id: RequestId
+    table: str
+
+
+class Ok(_Push, tag="ok", kw_only=True):
+    """Answer to a request that has no other result (actions, leave, start, ...)."""
+
+    id: RequestId
+
+
+class Pong(_Push, tag="pong", kw_only=True):
+    """Answer to `ping`."""
+
+    id: RequestId
+
+
+class Error(_Push, tag="error", kw_only=True):
+    """A request failed (and had no effect), or a frame could not be read (`id` null)."""
+
+    id: RequestId | None
+    code: Annotated[str, Meta(description="stable machine-readable code (protocol/errors.py)")]
+    message: str
+    rule: Annotated[str | None, Meta(description="for illegal_action: the RULES.md rule")] = None
+    details: dict[str, Any] | None = None
+
+
+class Snapshot(_Push, tag="snapshot", kw_only=True):
+    """The whole table as the recipient may see it, as of version `v`. Events that follow
+    carry `v + 1`, `v + 2`, ..."""
+
+    table: str
+    v: int
+    seat: Annotated[SeatNo | None, Meta(description="the recipient's seat; null: spectator")]
+    info: TableInfo
+    deal: Annotated[DealView | None, Meta(description="current (or last finished) deal")]
+
+
+class Event(_Push, tag="event", kw_only=True):
+    """One table event, numbered `v` (per table, +1 per event, no gaps)."""
+
+    table: str
+    v: int
+    turn: Annotated[SeatNo | None, Meta(description="seat to act after this event")]
+    event: TableEvent
+
+
+class YourTurn(_Push, tag="your_turn", kw_only=True):
+    """The recipient's seat must act: exactly one of `legal`'s options is expected."""
+
+    table: str
+    v: Annotated[int, Meta(description="table version this prompt is valid at")]
+    seat: SeatNo
+    legal: LegalActions
+    timer: Annotated[
+        float | None, Meta(description="seconds before the AI plays for this seat; null: none")
+    ] = None
+
+
+ServerMessage = (
+    Welcome
+    | Tables
+    | TableCreated
+    | Joined
+    | Watching
+    | Ok
+    | Pong
+    | Error
+    | Snapshot
+    | Event
+    | YourTurn
+)
+
+# ------------------------------------------------------------------------------ codecs
+
+client_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ClientMessage)
+server_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ServerMessage)
+_encoder = msgspec.json.Encoder()
+
+
+def encode(msg: Any) -> bytes:
+    """JSON bytes of a message (a Struct or a JSON-ready dict)."""
+    return _encoder.encode(msg)
+
+
+def decode_client(data: bytes | str) -> Any:
+    """Strictly decode one client message (raises msgspec.DecodeError / ValidationError)."""
+    return client_decoder.decode(data)
+
+
+def decode_server(data: bytes | str) -> Any:
+    """Leniently decode one server message (unknown fields are ignored)."""
+    return server_decoder.decode(data)
