@@ -105,7 +105,7 @@ class DealState:
     n_actions: int
     reason: str  # annulment reason
 
-    def _copy(self) -> DealState:
+    def _copy(self) -> DealState:  # replaced below by a generated, 10x faster version
         new = DealState.__new__(DealState)
         for name in DealState.__slots__:
             object.__setattr__(new, name, getattr(self, name))
@@ -145,6 +145,20 @@ class DealState:
             f"DealState(phase={self.phase!r}, turn={self.turn}, taker={self.taker}, "
             f"contract={CONTRACTS[self.contract]}, tricks={len(self.tricks)}, actions={self.n_actions})"
         )
+
+
+def _compile_copy() -> Any:
+    """A copier with one plain assignment per slot: apply() copies the state at every action,
+    and the generic getattr/setattr loop was half of replay's time. Generated from __slots__
+    so that it can never miss a field."""
+    body = "".join(f"    new.{name} = self.{name}\n" for name in DealState.__slots__)
+    src = f"def _copy(self):\n    new = _new(DealState)\n{body}    return new\n"
+    namespace: dict[str, Any] = {"_new": DealState.__new__, "DealState": DealState}
+    exec(src, namespace)
+    return namespace["_copy"]
+
+
+DealState._copy = _compile_copy()  # type: ignore[method-assign]
 
 
 # ---------------------------------------------------------------------------- dealing
@@ -303,9 +317,15 @@ def check_discard(hand: int, cards: int, n_given: int) -> None:
 def forced_trump_exception(st: DealState) -> bool:
     """R6.6: the taker's 24-card hand held the four kings and at least 15 trumps, and trumps
     had to be discarded."""
-    if st.taker < 0 or not (st.discard & TRUMP_MASK):
+    if st.taker < 0:
         return False
-    full = st.initial_hands[st.taker] | st.chien
+    return trump_discard_exception(st.initial_hands[st.taker] | st.chien, st.discard)
+
+
+def trump_discard_exception(full: int, discard: int) -> bool:
+    """R6.6 on card sets: ``full`` is the taker's 24-card hand, ``discard`` the discard."""
+    if not (discard & TRUMP_MASK):
+        return False
     return (full & KINGS_MASK) == KINGS_MASK and (full & TRUMP_MASK).bit_count() >= 15
 
 
