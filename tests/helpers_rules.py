@@ -72,10 +72,14 @@ assert sum(HALF_POINTS) == 2 * points(ALL_CODES)
 # ---------------------------------------------------------------------------- partial deals
 
 # Filler order: low plain cards first, so that filled hands rarely change what a test is about.
-_FILL_ORDER = sorted(
-    (c for c in ALL_CODES if c[0] in "SHDC"),
-    key=lambda c: (INDEX[c] % 14, INDEX[c] // 14),
-) + [f"T{n}" for n in range(2, 21)] + ["T21", "T1", "EX"]
+_FILL_ORDER = (
+    sorted(
+        (c for c in ALL_CODES if c[0] in "SHDC"),
+        key=lambda c: (INDEX[c] % 14, INDEX[c] // 14),
+    )
+    + [f"T{n}" for n in range(2, 21)]
+    + ["T21", "T1", "EX"]
+)
 
 
 def deal(
@@ -148,7 +152,10 @@ def snapshot(st: DealState) -> tuple[Any, ...]:
 
 # ---------------------------------------------------------------------------- deals as tricks
 
-_RANK = {r: i for i, r in enumerate(("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"))}
+_RANK = {
+    r: i
+    for i, r in enumerate(("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"))
+}
 
 
 def _suit(code: str) -> str:
@@ -240,9 +247,11 @@ def deal_from_tricks(
 
     first = (dealer + 1) % 4
     actions: list[Action] = []
-    speak = list(bids) if bids is not None else [
-        contract if (first + i) % 4 == taker else "pass" for i in range(4)
-    ]
+    speak = (
+        list(bids)
+        if bids is not None
+        else [contract if (first + i) % 4 == taker else "pass" for i in range(4)]
+    )
     for i, b in enumerate(speak):
         actions.append(Bid((first + i) % 4, b))  # type: ignore[arg-type]
     if big:
