@@ -1,0 +1,225 @@
+"""Admin subcommands of ``atout-server``: ``export``, ``scores`` and ``backup``.
+
+``server/cli.py`` imports this module while it builds its parser, for every command including
+``replay``, so nothing heavy is imported here at module level: the store (and sqlite-utils) is
+imported inside each command. The commands open the database read-only: they never create it,
+never migrate it (a backup taken before an upgrade is of the old schema) and can run while the
+server is running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.store import Store
+
+
+def _db_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        default=os.environ.get("ATOUT_DB", "atout.db"),
+        help="SQLite file (ATOUT_DB; default ./atout.db)",
+    )
+
+
+def add_admin_commands(sub: Any) -> None:
+    """Add ``export``, ``scores`` and ``backup`` to the ``atout-server`` subparsers."""
+    ex = sub.add_parser(
+        "export",
+        help="write stored deal records as JSON Lines (input for `replay`)",
+        description=(
+            "Write the finished deals' atout-deal/1 records, oldest first, one JSON object a "
+            "line, each with a `meta` object (table_id, deal_no, players, finished_at). "
+            "`atout-server replay -` accepts the output."
+        ),
+    )
+    _db_option(ex)
+    ex.add_argument("--table", metavar="ID", help="only this table's deals")
+    ex.add_argument(
+        "--since",
+        metavar="DATE",
+        help="only deals finished at or after DATE (ISO 8601 date or date-time; UTC if no zone)",
+    )
+    ex.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    ex.set_defaults(func=_export)
+
+    sc = sub.add_parser(
+        "scores",
+        help="print the leaderboard, or one table's standings",
+        description=(
+            "Without --table: every human player by total score, with deals and tables played. "
+            "With --table: that table's seats and players by score."
+        ),
+    )
+    _db_option(sc)
+    sc.add_argument("--table", metavar="ID", help="one table's standings")
+    sc.add_argument("--json", action="store_true", help="print JSON instead of a text table")
+    sc.set_defaults(func=_scores)
+
+    bk = sub.add_parser(
+        "backup",
+        help="copy the live database to DEST (online, consistent)",
+        description=(
+            "Online backup with VACUUM INTO: safe while the server runs; DEST is a compact, "
+            "self-contained SQLite file, written under a temporary name and checked before "
+            "it is renamed into place."
+        ),
+    )
+    bk.add_argument("dest", metavar="DEST")
+    _db_option(bk)
+    bk.add_argument("--force", action="store_true", help="overwrite DEST if it exists")
+    bk.set_defaults(func=_backup)
+
+
+def _open(path: str) -> Store:
+    from server.store import Store
+
+    return Store(path, readonly=True)
+
+
+def _fail(command: str, message: object) -> int:
+    print(f"atout-server {command}: {message}", file=sys.stderr)
+    return 1
+
+
+def _export(args: argparse.Namespace) -> int:
+    from server.store import StoreError, parse_time
+
+    if args.since is not None:
+        try:
+            parse_time(args.since)
+        except ValueError:
+            return _fail("export", f"--since: not an ISO 8601 date: {args.since!r}")
+    try:
+        store = _open(args.db)
+    except StoreError as e:
+        return _fail("export", e)
+    import msgspec
+
+    encode = msgspec.json.Encoder().encode
+    n = 0
+    try:
+        out = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
+    except OSError as e:
+        store.close()
+        return _fail("export", f"cannot write {args.output}: {e.strerror or e}")
+    try:
+        for rec in store.deals(table_id=args.table, since=args.since):
+            out.write(encode(rec) + b"\n")
+            n += 1
+        out.flush()
+    except StoreError as e:
+        return _fail("export", e)
+    except BrokenPipeError:  # `export | head`: the reader left, nothing to report
+        return 0
+    finally:
+        if args.output:
+            out.close()
+        store.close()
+    if args.output:
+        print(f"exported {n} deal(s) to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _fmt(x: object) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:g}"
+    return str(x)
+
+
+def _text_table(headers: list[str], rows: list[list[object]], right: set[int]) -> str:
+    cells = [headers, *[[_fmt(c) for c in r] for r in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = []
+    for r in cells:
+        parts = [
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
+        lines.append("  ".join(parts).rstrip())
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _scores(args: argparse.Namespace) -> int:
+    from server.store import StoreError
+
+    try:
+        store = _open(args.db)
+    except StoreError as e:
+        return _fail("scores", e)
+    try:
+        if args.table is None:
+            rows = store.standings()
+            table = None
+        else:
+            table = store.table(args.table)
+            if table is None:
+                return _fail("scores", f"no table {args.table!r} in {args.db}")
+            rows = store.standings(args.table)
+    except StoreError as e:
+        return _fail("scores", e)
+    finally:
+        store.close()
+
+    if args.json:
+        import json
+
+        doc = {"leaderboard": rows} if table is None else {"table": table, "standings": rows}
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        return 0
+    if table is None:
+        if not rows:
+            print("No finished deal with a human player yet.")
+            return 0
+        print(
+            _text_table(
+                ["#", "player", "score", "deals", "tables", "last seen"],
+                [
+                    [r["rank"], r["player"], r["score"], r["deals"], r["tables"], r["last_seen"]]
+                    for r in rows
+                ],
+                right={0, 2, 3, 4},
+            )
+        )
+        return 0
+    finished = f", finished {table['finished_at']}" if table["finished_at"] else ""
+    print(
+        f"Table {table['id']} ({table['name']}): {table['status']}, "
+        f"{table['deals']} deal(s){finished}"
+    )
+    if rows:
+        print(
+            _text_table(
+                ["#", "seat", "player", "score", "deals"],
+                [
+                    [r["rank"], r["seat"], r["player"] or "(AI)", r["score"], r["deals"]]
+                    for r in rows
+                ],
+                right={0, 1, 3, 4},
+            )
+        )
+    return 0
+
+
+def _backup(args: argparse.Namespace) -> int:
+    from server.store import StoreError
+
+    try:
+        store = _open(args.db)
+    except StoreError as e:
+        return _fail("backup", e)
+    try:
+        store.backup(args.dest, overwrite=args.force)
+    except StoreError as e:
+        return _fail("backup", e)
+    finally:
+        store.close()
+    print(f"backed up {args.db} to {args.dest} ({os.path.getsize(args.dest)} bytes)")
+    return 0
