@@ -34,8 +34,9 @@ PLAYERS = ["ann", None, "bob", None]
 
 
 def played(seed: int, dealer: int = 0) -> dict[str, Any]:
-    """The record of a deal played to the end with random legal actions."""
-    return record_of(random_deal(seed, dealer))
+    """The record of a deal played to the end with random legal actions, as JSON data
+    (record_of() may hold tuples where stored JSON has lists)."""
+    return msgspec.json.decode(msgspec.json.encode(record_of(random_deal(seed, dealer))))
 
 
 def record(store: Store, table: str, deal_no: int, rec: dict, players=PLAYERS, **kw) -> None:
@@ -347,7 +348,7 @@ def test_an_interrupted_deal_is_rebuilt_by_replay(path: str) -> None:
         action = random_action(st, rng)
         s.append_action("t1", 3, len(st.action_list()), action)
         st = apply(st, action)
-    final = record_of(st)
+    final = msgspec.json.decode(msgspec.json.encode(record_of(st)))
     s.record_deal("t1", 3, final, PLAYERS, final["result"]["scores"])
     assert s.unfinished_deals() == []
     assert s.conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0] == 0  # in the record now

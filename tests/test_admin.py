@@ -1,0 +1,175 @@
+"""Admin commands: export (replayable), scores, backup; and a light `atout-server` start-up."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.cli import build_parser, main
+from server.rules.randplay import random_deal
+from server.rules.records import record_of
+from server.store import Store
+
+# Through JSON: record_of() may hold tuples where the stored JSON has lists.
+RECS = [json.loads(json.dumps(record_of(random_deal(i, dealer=i % 4)))) for i in range(30, 42)]
+assert any(r["result"]["status"] == "annulled" for r in RECS)  # seed 35: every seat passes
+CLI = [sys.executable, "-c", "import sys; from server.cli import main; sys.exit(main())"]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    """Two tables: t1 with eight deals on 2026-07-01, t2 with four on 2026-07-03."""
+    path = str(tmp_path / "atout.db")
+    s = Store(path)
+    s.create_table("t1", "Morning", {"deals": 8})
+    s.create_table("t2", "Evening", {"deals": 4})
+    for i, rec in enumerate(RECS):
+        table, no, day = ("t1", i + 1, "01") if i < 8 else ("t2", i - 7, "03")
+        players = ["ann", None, "bob", None] if table == "t1" else [None, "ann", None, "cid"]
+        s.record_deal(
+            table, no, rec, players, rec["result"]["scores"], f"2026-07-{day}T10:{i:02d}:00Z"
+        )
+    s.finish_table("t1", "finished")
+    s.close()
+    return path
+
+
+def run(capsysbinary, argv: list[str]) -> tuple[int, bytes, str]:
+    code = main(argv)
+    out, err = capsysbinary.readouterr()
+    return code, out, err.decode()
+
+
+def test_export_then_replay_gives_the_stored_results(db: str, tmp_path: Path, capsysbinary) -> None:
+    out_file = str(tmp_path / "deals.jsonl")
+    code, _, err = run(capsysbinary, ["export", "--db", db, "-o", out_file])
+    assert code == 0 and "exported 12 deal(s)" in err
+    lines = Path(out_file).read_bytes().splitlines()
+    assert len(lines) == len(RECS)
+    exported = [json.loads(line) for line in lines]
+    assert [{k: v for k, v in r.items() if k != "meta"} for r in exported] == RECS
+    assert exported[0]["meta"]["players"] == ["ann", None, "bob", None]
+
+    code, out, _ = run(capsysbinary, ["replay", out_file])
+    assert code == 0
+    assert [json.loads(line) for line in out.splitlines()] == [r["result"] for r in RECS]
+
+
+def test_export_piped_into_replay(db: str) -> None:
+    env = os.environ | {"ATOUT_DB": db}
+    export = subprocess.run([*CLI, "export"], env=env, capture_output=True, check=True)
+    replay = subprocess.run([*CLI, "replay", "-"], input=export.stdout, capture_output=True)
+    assert replay.returncode == 0, replay.stderr
+    results = [json.loads(line) for line in replay.stdout.splitlines()]
+    assert results == [r["result"] for r in RECS]
+
+
+def test_export_filters(db: str, capsysbinary) -> None:
+    def exported(*args: str) -> list[tuple[str, int]]:
+        code, out, _ = run(capsysbinary, ["export", "--db", db, *args])
+        assert code == 0
+        return [
+            (m["table_id"], m["deal_no"]) for m in (json.loads(x)["meta"] for x in out.splitlines())
+        ]
+
+    assert exported("--table", "t2") == [("t2", n) for n in range(1, 5)]
+    assert exported("--since", "2026-07-02") == [("t2", n) for n in range(1, 5)]
+    assert exported("--table", "t1", "--since", "2026-07-01T10:06") == [("t1", 7), ("t1", 8)]
+    assert exported("--table", "nope") == []
+    code, _, err = run(capsysbinary, ["export", "--db", db, "--since", "last week"])
+    assert code == 1 and "--since" in err
+
+
+def test_scores_leaderboard(db: str, capsysbinary) -> None:
+    def sc(seat: int, recs: list[dict[str, Any]]) -> float:
+        return sum(r["result"]["scores"][seat] for r in recs)
+
+    expected = {
+        "ann": (sc(0, RECS[:8]) + sc(1, RECS[8:]), 12, 2),
+        "bob": (sc(2, RECS[:8]), 8, 1),
+        "cid": (sc(3, RECS[8:]), 4, 1),
+    }
+    code, out, _ = run(capsysbinary, ["scores", "--db", db, "--json"])
+    assert code == 0
+    board = json.loads(out)["leaderboard"]
+    assert {r["player"]: (r["score"], r["deals"], r["tables"]) for r in board} == expected
+    assert [r["player"] for r in board] == sorted(expected, key=lambda p: -expected[p][0])
+
+    code, out, _ = run(capsysbinary, ["scores", "--db", db])
+    lines = out.decode().splitlines()
+    assert lines[0].split() == ["#", "player", "score", "deals", "tables", "last", "seen"]
+    first = lines[2].split()
+    assert first[:2] == ["1", board[0]["player"]] and first[2] == str(board[0]["score"])
+
+
+def test_scores_of_one_table(db: str, capsysbinary) -> None:
+    code, out, _ = run(capsysbinary, ["scores", "--db", db, "--table", "t1", "--json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["table"]["name"] == "Morning" and doc["table"]["status"] == "finished"
+    assert doc["table"]["deals"] == 8
+    by_seat = {r["seat"]: r for r in doc["standings"]}
+    for seat in range(4):
+        assert by_seat[seat]["score"] == sum(r["result"]["scores"][seat] for r in RECS[:8])
+    assert by_seat[1]["player"] is None
+
+    code, out, _ = run(capsysbinary, ["scores", "--db", db, "--table", "t1"])
+    text = out.decode()
+    assert text.startswith("Table t1 (Morning): finished, 8 deal(s)")
+    assert "(AI)" in text and "ann" in text
+    code, _, err = run(capsysbinary, ["scores", "--db", db, "--table", "zz"])
+    assert code == 1 and "no table 'zz'" in err
+
+
+def test_an_empty_leaderboard(tmp_path: Path, capsysbinary) -> None:
+    path = str(tmp_path / "empty.db")
+    Store(path).close()
+    code, out, _ = run(capsysbinary, ["scores", "--db", path])
+    assert code == 0 and b"No finished deal" in out
+
+
+def test_backup_command(db: str, tmp_path: Path, capsysbinary) -> None:
+    dest = str(tmp_path / "copy.db")
+    code, out, _ = run(capsysbinary, ["backup", dest, "--db", db])
+    assert code == 0 and b"backed up" in out
+    with sqlite3.connect(dest) as c:
+        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert c.execute("SELECT COUNT(*) FROM deals").fetchone()[0] == len(RECS)
+    code, _, err = run(capsysbinary, ["backup", dest, "--db", db])
+    assert code == 1 and "exists" in err
+    code, _, _ = run(capsysbinary, ["backup", dest, "--db", db, "--force"])
+    assert code == 0
+
+
+def test_commands_never_create_or_migrate_a_database(tmp_path: Path, capsysbinary) -> None:
+    missing = str(tmp_path / "missing.db")
+    for argv in (["export"], ["scores"], ["backup", str(tmp_path / "b.db")]):
+        code, _, err = run(capsysbinary, [*argv, "--db", missing])
+        assert code == 1 and "no database at" in err
+    assert not os.path.exists(missing)
+
+
+def test_db_defaults_to_atout_db_env(monkeypatch) -> None:
+    monkeypatch.setenv("ATOUT_DB", "/srv/atout/live.db")
+    for argv in (["export"], ["scores"], ["backup", "x.db"]):
+        assert build_parser().parse_args(argv).db == "/srv/atout/live.db"
+    monkeypatch.delenv("ATOUT_DB")
+    assert build_parser().parse_args(["scores"]).db == "atout.db"
+
+
+def test_building_the_parser_imports_no_store() -> None:
+    """server/cli.py imports server.admin for every command: replay must stay light."""
+    code = (
+        "import sys; from server.cli import build_parser; build_parser(); "
+        "heavy = [m for m in ('sqlite_utils', 'sqlite3', 'server.store', 'msgspec') "
+        "if m in sys.modules]; print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
