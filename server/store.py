@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import errno
 import logging
 import os
 import pathlib
@@ -119,8 +120,6 @@ def store_error(e: BaseException) -> StoreError:
         name = getattr(e, "sqlite_errorname", None)
         return cls(f"{e} ({name})" if name else str(e))
     if isinstance(e, OSError):
-        import errno
-
         if e.errno in (errno.ENOSPC, errno.EDQUOT):
             return StoreFull(str(e))
         if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
@@ -173,7 +172,7 @@ def _migration(name: str) -> Callable[[Callable[[Database], None]], Callable[[Da
 
 @_migration("0001_initial")
 def _m0001_initial(db: Database) -> None:
-    db["tables"].create(
+    db.table("tables").create(
         {
             "id": str,
             "name": str,
@@ -185,7 +184,7 @@ def _m0001_initial(db: Database) -> None:
         pk="id",
         not_null={"name", "options", "status", "created_at"},
     )
-    db["deals"].create(
+    db.table("deals").create(
         {
             "table_id": str,
             "deal_no": int,
@@ -206,9 +205,9 @@ def _m0001_initial(db: Database) -> None:
         not_null={"table_id", "deal_no", "dealer", "status"},
         foreign_keys=[("table_id", "tables", "id")],
     )
-    db["deals"].create_index(["finished_at"])
-    db["deals"].create_index(["status"])
-    db["scores"].create(
+    db.table("deals").create_index(["finished_at"])
+    db.table("deals").create_index(["status"])
+    db.table("scores").create(
         {
             "table_id": str,
             "seat": int,
@@ -222,21 +221,21 @@ def _m0001_initial(db: Database) -> None:
         defaults={"score": 0.0, "deals": 0},
         foreign_keys=[("table_id", "tables", "id")],
     )
-    db["scores"].create_index(["player"])
-    db["players"].create(
+    db.table("scores").create_index(["player"])
+    db.table("players").create(
         {"name": str, "first_seen": str, "last_seen": str},
         pk="name",
         not_null={"first_seen", "last_seen"},
     )
     # One row rewritten by writable(): a real write that /healthz can afford.
-    db["health"].create({"id": int, "checked_at": str}, pk="id")
+    db.table("health").create({"id": int, "checked_at": str}, pk="id")
 
 
 @_migration("0002_action_log")
 def _m0002_action_log(db: Database) -> None:
     # Crash safety: the dealt cards of a deal in progress and its accepted actions, in order.
-    db["deals"].add_column("dealt", str)
-    db["actions"].create(
+    db.table("deals").add_column("dealt", str)
+    db.table("actions").create(
         {"table_id": str, "deal_no": int, "idx": int, "action": str, "created_at": str},
         pk=("table_id", "deal_no", "idx"),
         not_null={"action", "created_at"},
