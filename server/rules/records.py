@@ -110,6 +110,14 @@ def replay_line(data: bytes | str) -> tuple[bool, dict[str, Any]]:
     return True, result_dict(st)
 
 
+def _action_dict(a: Action) -> dict[str, Any]:
+    # Lists, not tuples, so that a record equals the same record decoded from JSON.
+    d: dict[str, Any] = msgspec.to_builtins(a)
+    if "cards" in d:
+        d["cards"] = list(d["cards"])
+    return d
+
+
 def record_of(
     st: DealState, *, with_result: bool = True, meta: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -119,7 +127,7 @@ def record_of(
         "dealer": st.dealer,
         "hands": [codes_of(h) for h in st.initial_hands],
         "chien": codes_of(st.chien),
-        "actions": [msgspec.to_builtins(a) for a in st.action_list()],
+        "actions": [_action_dict(a) for a in st.action_list()],
     }
     if with_result and st.phase == OVER:
         rec["result"] = result_dict(st)
