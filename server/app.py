@@ -1,0 +1,397 @@
+"""The network layer: WebSocket server, handshake and version negotiation, request routing,
+HTTP health and metrics, and graceful shutdown.
+
+Each connection gets a :class:`Session`. Frames are decoded strictly into protocol structs and
+routed: handshake and lobby requests are answered here, table requests go to the table's actor
+inbox (the actor answers them). Every frame gets exactly one answer; nothing here ever sends a
+traceback: unexpected errors are logged and answered with ``internal``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import re
+import secrets
+import signal
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from websockets.asyncio.server import Server as WSServer
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+import protocol.messages as P
+from protocol.errors import CloseCode, ErrorCode
+from protocol.version import MAX_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOLS, SUPPORTED_VERSIONS
+
+from .lobby import Config, Lobby, LobbyError
+from .metrics import Metrics
+from .session import Session
+from .table import Decider
+
+log = logging.getLogger("atout.server")
+
+try:
+    from importlib.metadata import version as _pkg_version
+
+    SERVER_VERSION = _pkg_version("atout")
+except Exception:  # not installed (running from a source tree)
+    SERVER_VERSION = "0"
+SERVER_NAME = f"atout/{SERVER_VERSION}"
+
+_TABLE_REQUESTS = (
+    P.Join,
+    P.Watch,
+    P.Unwatch,
+    P.Leave,
+    P.Start,
+    P.Restart,
+    P.Close,
+    *P.ACTION_TYPES,
+)
+_AT_PATH = re.compile(r" - at `([^`]*)`$")
+
+
+class _IdOnly(msgspec.Struct):
+    id: Any = None
+
+
+_id_decoder = msgspec.json.Decoder(_IdOnly)
+
+
+def _peek_id(frame: str | bytes) -> Any:
+    """The request id of a frame we will not process, when it can be read cheaply."""
+    try:
+        rid = _id_decoder.decode(frame).id
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    if isinstance(rid, bool) or not isinstance(rid, str | int):
+        return None
+    if isinstance(rid, str) and len(rid) > 64:
+        return None
+    return rid
+
+
+class Server:
+    """The table server. ``await start()``, then ``await stop()`` (or :func:`run`)."""
+
+    def __init__(self, cfg: Config, store: Any, decider: Decider | None = None) -> None:
+        self.cfg = cfg
+        self.store = store
+        self.metrics = Metrics()
+        self.lobby = Lobby(cfg, store, self.metrics, decider or Decider())
+        self.metrics.tables_by_state = self.lobby.by_state
+        self.metrics.store_pending = lambda: int(getattr(store, "pending", 0) or 0)
+        self.port = cfg.port
+        self._ws: WSServer | None = None
+        self._lag: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._handlers: dict[type, Any] = {
+            P.Hello: self._on_hello,
+            P.Ping: self._on_ping,
+            P.ListTables: self._on_list,
+            P.CreateTable: self._on_create,
+            P.Resume: self._on_resume,
+        }
+        for t in _TABLE_REQUESTS:
+            self._handlers[t] = self._to_table
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> int:
+        cfg = self.cfg
+        self._ws = await serve(
+            self._handler,
+            cfg.host,
+            cfg.port,
+            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            select_subprotocol=_select_subprotocol,
+            process_request=self._http,
+            compression=None,
+            max_size=MAX_FRAME_BYTES,
+            max_queue=32,
+            ping_interval=cfg.ping_interval,
+            ping_timeout=cfg.ping_timeout,
+            close_timeout=5,
+            server_header=SERVER_NAME,
+        )
+        self.port = self._ws.sockets[0].getsockname()[1]  # the real one when port 0 was asked
+        self._lag = asyncio.get_running_loop().create_task(self.metrics.watch_loop_lag())
+        return self.port
+
+    async def stop(self) -> None:
+        """Stop accepting, close every connection with 1001, stop the tables, flush the store."""
+        if self._stopping:
+            return
+        self._stopping = True
+        self.lobby.shutting_down = True
+        if self._ws is not None:
+            self._ws.close(close_connections=True)  # close code 1001 (going away)
+            await self._ws.wait_closed()
+        await self.lobby.shutdown()
+        if self._lag is not None:
+            self._lag.cancel()
+        if self.store is not None:
+            await self.store.close()
+
+    # -- HTTP --------------------------------------------------------------------------------
+
+    async def _http(self, conn: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            ok = not self._stopping and (self.store is None or await self.store.writable())
+            if ok:
+                return conn.respond(HTTPStatus.OK, "ok\n")
+            return conn.respond(HTTPStatus.SERVICE_UNAVAILABLE, "store not writable\n")
+        if path == "/metrics":
+            resp = conn.respond(HTTPStatus.OK, self.metrics.render())
+            del resp.headers["Content-Type"]
+            resp.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
+            return resp
+        return None
+
+    # -- connections -------------------------------------------------------------------------
+
+    async def _handler(self, ws: ServerConnection) -> None:
+        cfg = self.cfg
+        m = self.metrics
+        sess = Session(
+            ws,
+            secrets.token_hex(6),
+            m,
+            max_queue=cfg.out_queue,
+            rate=cfg.rate,
+            burst=cfg.burst,
+            max_strikes=cfg.max_strikes,
+        )
+        m.connections_open += 1
+        m.connections_total += 1
+        self.lobby.sessions[sess.id] = sess
+        loop = asyncio.get_running_loop()
+        writer = loop.create_task(sess.writer())
+        timer = loop.call_later(cfg.hello_timeout, self._hello_timeout, sess)
+        try:
+            async for frame in ws:
+                self._on_frame(sess, frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            timer.cancel()
+            m.connections_open -= 1
+            sess.closed = True
+            self.lobby.gone(sess)
+            if ws.close_code == CloseCode.MESSAGE_TOO_BIG:
+                m.closes[CloseCode.MESSAGE_TOO_BIG] += 1
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+
+    def _hello_timeout(self, sess: Session) -> None:
+        if not sess.greeted and not sess.closed:
+            sess.close_after_flush(CloseCode.HELLO_TIMEOUT, "no hello")
+
+    def _on_frame(self, sess: Session, frame: str | bytes) -> None:
+        self.metrics.messages_in += 1
+        if sess.closed:
+            return
+        if not sess.allow():
+            if sess.abusive:
+                sess.abort(CloseCode.RATE_LIMITED, "rate limit exceeded repeatedly")
+            else:
+                sess.error(_peek_id(frame), ErrorCode.RATE_LIMITED, "too many messages; slow down")
+            return
+        if not isinstance(frame, str):
+            sess.error(
+                None, ErrorCode.BINARY_FRAME, "binary frames are not accepted: send JSON text"
+            )
+            return
+        try:
+            msg = P.client_decoder.decode(frame)
+        except msgspec.DecodeError as e:
+            self._bad_frame(sess, frame, e)
+            return
+        try:
+            handler = self._handlers[type(msg)]
+            if handler != self._on_hello and not sess.greeted:
+                wait = " (wait for the welcome)" if sess.hello_pending else ""
+                sess.error(msg.id, ErrorCode.HELLO_REQUIRED, f"send hello first{wait}")
+                return
+            handler(sess, msg)
+        except Exception:
+            log.exception("%s: error handling %s", sess, type(msg).__name__)
+            sess.error(msg.id, ErrorCode.INTERNAL, "internal server error")
+
+    def _bad_frame(self, sess: Session, frame: str, e: msgspec.DecodeError) -> None:
+        """Say precisely what is wrong with a frame that did not decode (the slow path)."""
+        try:
+            obj = msgspec.json.decode(frame)
+        except msgspec.DecodeError as e2:
+            sess.error(None, ErrorCode.BAD_JSON, f"not valid JSON: {e2}")
+            return
+        if not isinstance(obj, dict):
+            sess.error(None, ErrorCode.NOT_AN_OBJECT, "a message must be a JSON object")
+            return
+        rid = obj.get("id")
+        if isinstance(rid, bool) or not isinstance(rid, str | int) or len(str(rid)) > 64:
+            rid = None
+        t = obj.get("type")
+        if not isinstance(t, str):
+            sess.error(rid, ErrorCode.UNKNOWN_TYPE, "a message needs a string `type`")
+            return
+        if t not in P.CLIENT_TYPES:
+            sess.error(rid, ErrorCode.UNKNOWN_TYPE, f"unknown message type {t[:40]!r}")
+            return
+        text = str(e)
+        at = _AT_PATH.search(text)
+        details = {"path": at.group(1)} if at else None
+        sess.error(rid, ErrorCode.INVALID_FIELD, f"{t}: {text}", details=details)
+
+    # -- handshake and lobby requests ------------------------------------------------------
+
+    def _welcome(self, sess: Session, msg: P.Hello) -> dict[str, Any]:
+        cfg = self.cfg
+        return {
+            "type": "welcome",
+            "id": msg.id,
+            "version": PROTOCOL_VERSION,
+            "server": SERVER_NAME,
+            "session": sess.id,
+            "subprotocol": sess.ws.subprotocol,
+            "limits": {
+                "max_frame_bytes": MAX_FRAME_BYTES,
+                "rate_per_second": cfg.rate,
+                "burst": cfg.burst,
+                "grace_seconds": cfg.grace,
+            },
+            "resumed": None,
+        }
+
+    def _on_hello(self, sess: Session, msg: P.Hello) -> None:
+        if sess.greeted:
+            sess.error(msg.id, ErrorCode.ALREADY_GREETED, "this connection already said hello")
+            return
+        if sess.hello_pending:
+            sess.error(msg.id, ErrorCode.HELLO_REQUIRED, "wait for the welcome")
+            return
+        if msg.version not in SUPPORTED_VERSIONS:
+            sess.error(
+                msg.id,
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"protocol version {msg.version} is not supported",
+                details={"supported": list(SUPPORTED_VERSIONS)},
+            )
+            sess.close_after_flush(CloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
+            return
+        sess.name = msg.name
+        welcome = self._welcome(sess, msg)
+        if msg.token is None:
+            sess.greeted = True
+            sess.send_obj(welcome)
+            return
+        table = self.lobby.tokens.get(msg.token)
+        if table is None or not table.post(("hello", sess, msg, welcome)):
+            sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
+            return
+        sess.hello_pending = True  # the table answers with the welcome (or bad_token)
+
+    def _on_ping(self, sess: Session, msg: P.Ping) -> None:
+        sess.send_obj({"type": "pong", "id": msg.id})
+
+    def _on_list(self, sess: Session, msg: P.ListTables) -> None:
+        sess.send_obj({"type": "tables", "id": msg.id, "tables": self.lobby.listing()})
+
+    def _on_create(self, sess: Session, msg: P.CreateTable) -> None:
+        try:
+            table = self.lobby.create(sess, msg)
+        except LobbyError as e:
+            sess.error(msg.id, e.code, e.message)
+            return
+        sess.send_obj({"type": "table_created", "id": msg.id, "table": table.info()})
+
+    def _on_resume(self, sess: Session, msg: P.Resume) -> None:
+        table = self.lobby.tokens.get(msg.token)
+        if table is None or not table.post(("req", sess, msg)):
+            sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
+
+    def _to_table(self, sess: Session, msg: Any) -> None:
+        table = self.lobby.tables.get(msg.table)
+        if table is None or not table.post(("req", sess, msg)):
+            sess.error(msg.id, ErrorCode.NO_SUCH_TABLE, f"no open table {msg.table[:64]!r}")
+
+
+def _select_subprotocol(conn: ServerConnection, offered: Any) -> Any:
+    """Speak ``atout.v1`` when offered; otherwise carry on without a subprotocol, so that the
+    ``hello`` can be answered with a typed ``unsupported_version`` error instead of an HTTP 400."""
+    for p in SUBPROTOCOLS:
+        if p in offered:
+            return p
+    return None
+
+
+# ---------------------------------------------------------------------------------- running
+
+
+async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
+    from .store import AsyncStore, StoreError
+
+    try:
+        store = AsyncStore(cfg.db)
+    except (StoreError, OSError) as e:
+        log.error("cannot open the database %s: %s", cfg.db, e)
+        return 1
+    server = Server(cfg, store)
+    try:
+        port = await server.start()
+    except OSError as e:
+        log.error("cannot listen on %s:%s: %s", cfg.host, cfg.port, e)
+        await store.close()
+        return 1
+    host = cfg.host if ":" not in cfg.host else f"[{cfg.host}]"
+    log.info(
+        "Atout server %s listening on ws://%s:%d (protocol %s, database %s)",
+        SERVER_VERSION,
+        host,
+        port,
+        ", ".join(SUBPROTOCOLS),
+        cfg.db,
+    )
+    log.info(
+        "connect with a WebSocket client to ws://%s:%d and send "
+        '{"type": "hello", "id": 1, "version": 1, "name": "you"} (docs/PROTOCOL.md); '
+        "health: http://%s:%d/healthz, metrics: http://%s:%d/metrics",
+        host,
+        port,
+        host,
+        port,
+        host,
+        port,
+    )
+    await stop.wait()
+    log.info("shutting down: closing connections (1001), stopping tables, flushing the store")
+    await server.stop()
+    log.info("stopped")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """``atout-server serve``: run until SIGTERM or SIGINT, then shut down cleanly (exit 0)."""
+    cfg = Config.from_args(args)
+    logging.basicConfig(
+        level=getattr(logging, str(cfg.log_level).upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+    async def main() -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+        return await serve_until_stopped(cfg, stop)
+
+    return asyncio.run(main())

@@ -1,0 +1,170 @@
+"""The lobby: server configuration, the open tables, seat tokens, and store writes in flight."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import protocol.messages as P
+from protocol.errors import ErrorCode
+from server.ai import make_bot
+
+from .metrics import Metrics
+from .table import Decider, Table, TableOptions
+
+if TYPE_CHECKING:
+    from .session import Session
+
+log = logging.getLogger("atout.lobby")
+
+_STATE_ORDER = {"waiting": 0, "playing": 1, "finished": 2}
+
+
+@dataclass
+class Config:
+    """Server settings (``atout-server serve`` options; tests build their own)."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    db: str = "atout.db"
+    log_level: str = "info"
+    think_delay: float = 0.8  # default AI think delay (s) for tables that do not set one
+    deal_pause: float = 3.0  # default pause between deals (s)
+    grace: float = 60.0  # a dropped human keeps the seat this long (s)
+    absent_wait: float = 5.0  # an absent human's turn waits this long before the AI plays (s)
+    hello_timeout: float = 10.0
+    rate: float = 100.0  # frames per second allowed per connection (token bucket refill)
+    burst: int = 200  # token bucket size
+    max_strikes: int = 50  # refused frames within 10 s before closing with 4029
+    out_queue: int = 2048  # queued outgoing messages per connection before closing with 4008
+    event_log: int = 512  # events kept per seat for resuming
+    max_tables: int = 5000
+    max_tables_per_session: int = 20
+    list_limit: int = 500  # tables listed by list_tables at most
+    ping_interval: float | None = 20.0
+    ping_timeout: float | None = 20.0
+
+    @classmethod
+    def from_args(cls, args: Any) -> Config:
+        """Settings from parsed command-line options (missing ones keep their defaults)."""
+        kw = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}
+        return cls(**kw)
+
+
+class LobbyError(Exception):
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Lobby:
+    def __init__(self, cfg: Config, store: Any, metrics: Metrics, decider: Decider) -> None:
+        self.cfg = cfg
+        self.store = store
+        self.metrics = metrics
+        self.decider = decider
+        self.tables: dict[str, Table] = {}
+        self.tokens: dict[str, Table] = {}  # seat token -> its table (the table checks the seat)
+        self.sessions: dict[str, Session] = {}  # live connections by id
+        self.shutting_down = False
+        self._writes: set[asyncio.Task[Any]] = set()
+        self._rng = random.SystemRandom()  # deals must be unpredictable
+
+    # -- tables ------------------------------------------------------------------------------
+
+    def create(self, sess: Session, msg: P.CreateTable) -> Table:
+        if self.shutting_down:
+            raise LobbyError(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
+        if len(self.tables) >= self.cfg.max_tables:
+            raise LobbyError(ErrorCode.LIMIT_REACHED, "too many open tables on this server")
+        mine = sum(1 for t in self.tables.values() if t.creator == sess.id)
+        if mine >= self.cfg.max_tables_per_session:
+            raise LobbyError(
+                ErrorCode.LIMIT_REACHED,
+                f"a connection may have at most {self.cfg.max_tables_per_session} open tables",
+            )
+        if msg.deals is not None and msg.target_score is not None:
+            raise LobbyError(ErrorCode.INVALID_FIELD, "give `deals` or `target_score`, not both")
+        levels = [msg.ai] * 4 if isinstance(msg.ai, str) else list(msg.ai)
+        for level in dict.fromkeys(levels):
+            try:
+                make_bot(level, 0)
+            except ValueError as e:
+                raise LobbyError(ErrorCode.INVALID_FIELD, f"ai: {e}") from None
+        opts = TableOptions(
+            name=msg.name or f"{sess.name}'s table"[:64],
+            public=msg.public,
+            deals=msg.deals if msg.deals is not None or msg.target_score is not None else 4,
+            target_score=msg.target_score,
+            ai=levels,
+            turn_timer=msg.turn_timer,
+            think_delay=self.cfg.think_delay if msg.think_delay is None else msg.think_delay,
+            deal_pause=self.cfg.deal_pause if msg.deal_pause is None else msg.deal_pause,
+        )
+        tid = secrets.token_urlsafe(9)  # unguessable: a private table's id is its invitation
+        table = Table(tid, opts, self, sess.id, random.Random(self._rng.getrandbits(128)))
+        self.tables[tid] = table
+        table.start_actor()
+        self.store_call("create_table", tid, opts.name, opts.to_dict())
+        log.info("table %s created by %s (%s)", tid, sess.id, opts.to_dict())
+        return table
+
+    def forget(self, table: Table) -> None:
+        self.tables.pop(table.id, None)
+
+    def listing(self) -> list[dict[str, Any]]:
+        tables = [t for t in self.tables.values() if t.opts.public and not t.closed]
+        tables.sort(key=lambda t: _STATE_ORDER.get(t.state, 3))
+        return [t.info() for t in tables[: self.cfg.list_limit]]
+
+    def by_state(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for t in self.tables.values():
+            out[t.state] = out.get(t.state, 0) + 1
+        return out
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def gone(self, sess: Session) -> None:
+        """A connection closed: tell every table it touched."""
+        self.sessions.pop(sess.id, None)
+        tids = set(sess.seats) | sess.watching
+        tids.update(tid for tid, t in self.tables.items() if t.creator == sess.id)
+        for tid in tids:
+            t = self.tables.get(tid)
+            if t is not None:
+                t.post(("gone", sess))
+
+    # -- the store -----------------------------------------------------------------------------
+
+    def store_call(self, method: str, *args: Any) -> None:
+        """Start a store write without waiting for it (AsyncStore orders and retries writes);
+        shutdown waits for every write still in flight."""
+        if self.store is None:
+            return
+        task = asyncio.get_running_loop().create_task(getattr(self.store, method)(*args))
+        self._writes.add(task)
+        task.add_done_callback(self._write_done)
+
+    def _write_done(self, task: asyncio.Task[Any]) -> None:
+        self._writes.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.metrics.store_failures += 1
+            log.error("store write failed for good: %s", task.exception())
+
+    async def shutdown(self) -> None:
+        """Stop every table (their deals in progress are abandoned), then flush the writes."""
+        self.shutting_down = True
+        tables = list(self.tables.values())
+        for t in tables:
+            t.post(("stop", "shutdown"))
+        tasks = [t.task for t in tables if t.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+        while self._writes:
+            await asyncio.gather(*list(self._writes), return_exceptions=True)

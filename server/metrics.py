@@ -1,0 +1,91 @@
+"""Process metrics, rendered in the Prometheus text exposition format for ``GET /metrics``.
+
+Counters are plain ints bumped on the hot path (no locks: everything runs on the event loop);
+gauges that are cheap to compute (tables by state, open connections) are read at scrape time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.started = time.time()
+        self.connections_open = 0
+        self.connections_total = 0
+        self.messages_in = 0
+        self.messages_out = 0
+        self.bytes_out = 0
+        self.deals_finished = 0
+        self.actions_applied = 0
+        self.errors: Counter[str] = Counter()
+        self.closes: Counter[int] = Counter()
+        self.loop_lag = 0.0  # seconds, worst lag seen over the last sampling window
+        self.loop_lag_max = 0.0
+        self.store_failures = 0
+        # set by the app: () -> {state: count}, () -> pending store writes
+        self.tables_by_state: Callable[[], dict[str, int]] = dict
+        self.store_pending: Callable[[], int] = lambda: 0
+
+    def render(self) -> str:
+        lines: list[str] = []
+
+        def metric(name: str, kind: str, help_: str, samples: list[tuple[str, float]]) -> None:
+            lines.append(f"# HELP {name} {help_}")
+            lines.append(f"# TYPE {name} {kind}")
+            for labels, value in samples:
+                lines.append(f"{name}{labels} {value:g}")
+
+        metric("atout_up_seconds", "gauge", "Seconds since the server started.",
+               [("", round(time.time() - self.started, 3))])  # fmt: skip
+        metric("atout_connections_open", "gauge", "Open WebSocket connections.",
+               [("", self.connections_open)])  # fmt: skip
+        metric("atout_connections_total", "counter", "WebSocket connections accepted.",
+               [("", self.connections_total)])  # fmt: skip
+        by_state = self.tables_by_state()
+        metric("atout_tables", "gauge", "Open tables by state.",
+               [(f'{{state="{s}"}}', by_state.get(s, 0))
+                for s in ("waiting", "playing", "finished")])  # fmt: skip
+        metric("atout_deals_finished_total", "counter", "Deals finished (played or annulled).",
+               [("", self.deals_finished)])  # fmt: skip
+        metric("atout_actions_total", "counter", "Deal actions applied (humans and AI).",
+               [("", self.actions_applied)])  # fmt: skip
+        metric("atout_messages_in_total", "counter", "Frames received from clients.",
+               [("", self.messages_in)])  # fmt: skip
+        metric("atout_messages_out_total", "counter", "Messages queued to clients.",
+               [("", self.messages_out)])  # fmt: skip
+        metric("atout_bytes_out_total", "counter", "Bytes queued to clients.",
+               [("", self.bytes_out)])  # fmt: skip
+        metric("atout_errors_total", "counter", "Error messages sent, by code.",
+               [(f'{{code="{c}"}}', n) for c, n in sorted(self.errors.items())])  # fmt: skip
+        metric("atout_closes_total", "counter", "Connections closed by the server, by close code.",
+               [(f'{{code="{c}"}}', n) for c, n in sorted(self.closes.items())])  # fmt: skip
+        metric("atout_event_loop_lag_seconds", "gauge",
+               "Worst event-loop lag over the last sampling window.",
+               [("", round(self.loop_lag, 6))])  # fmt: skip
+        metric("atout_event_loop_lag_max_seconds", "gauge", "Worst event-loop lag since start.",
+               [("", round(self.loop_lag_max, 6))])  # fmt: skip
+        metric("atout_store_pending_writes", "gauge", "Store calls submitted and not finished.",
+               [("", self.store_pending())])  # fmt: skip
+        metric("atout_store_failures_total", "counter", "Store writes that failed for good.",
+               [("", self.store_failures)])  # fmt: skip
+        return "\n".join(lines) + "\n"
+
+    async def watch_loop_lag(self, interval: float = 0.25, window: int = 20) -> None:
+        """Sleep ``interval`` again and again; the overshoot is the loop's lag. Keeps the worst
+        of the last ``window`` samples (5 s by default) so a scrape sees recent spikes."""
+        loop = asyncio.get_running_loop()
+        recent: list[float] = []
+        while True:
+            t0 = loop.time()
+            await asyncio.sleep(interval)
+            lag = max(0.0, loop.time() - t0 - interval)
+            recent.append(lag)
+            if len(recent) > window:
+                del recent[0]
+            self.loop_lag = max(recent)
+            self.loop_lag_max = max(self.loop_lag_max, lag)

@@ -1,0 +1,178 @@
+"""One client connection: who it is, what it holds, its rate limit and its outgoing queue.
+
+Tables never write to a socket: they hand encoded frames to :meth:`Session.send`, which only
+appends to a bounded queue. A writer task per connection drains the queue. A client that does
+not read fast enough makes its queue overflow and is closed (4008): a slow client can never
+block a table or the other players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from typing import Any
+
+import msgspec
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol.errors import CloseCode, ErrorCode
+
+from .metrics import Metrics
+
+log = logging.getLogger("atout.session")
+
+_encode = msgspec.json.Encoder().encode
+
+
+class _CloseMark:
+    __slots__ = ("code", "reason")
+
+    def __init__(self, code: int, reason: str) -> None:
+        self.code = code
+        self.reason = reason
+
+
+class Session:
+    """State of one WebSocket connection (created by the app's handler)."""
+
+    def __init__(
+        self,
+        ws: ServerConnection,
+        sid: str,
+        metrics: Metrics,
+        *,
+        max_queue: int,
+        rate: float,
+        burst: int,
+        max_strikes: int,
+        strike_window: float = 10.0,
+    ) -> None:
+        self.ws = ws
+        self.id = sid
+        self.metrics = metrics
+        self.name = ""
+        self.greeted = False
+        self.hello_pending = False
+        self.seats: dict[str, int] = {}  # table id -> seat held by this connection
+        self.watching: set[str] = set()  # table ids followed as a spectator
+        self.closed = False
+        self._out: deque[bytes | _CloseMark] = deque()
+        self._wake = asyncio.Event()
+        self._max_queue = max_queue
+        # token bucket (per connection) and abuse strikes within a window
+        self._rate = rate
+        self._burst = float(burst)
+        self._tokens = float(burst)
+        self._last = time.monotonic()
+        self._max_strikes = max_strikes
+        self._strike_window = strike_window
+        self._strikes = 0
+        self._strike_start = 0.0
+        self._closer: asyncio.Task[None] | None = None
+
+    def __repr__(self) -> str:
+        return f"Session({self.id}, {self.name!r})"
+
+    # -- rate limit --------------------------------------------------------------------------
+
+    def allow(self) -> bool:
+        """Take one token for an incoming frame; False when the bucket is empty."""
+        now = time.monotonic()
+        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        self._last = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        if now - self._strike_start > self._strike_window:
+            self._strike_start = now
+            self._strikes = 0
+        self._strikes += 1
+        return False
+
+    @property
+    def abusive(self) -> bool:
+        """Too many refused frames within the strike window: time to close."""
+        return self._strikes > self._max_strikes
+
+    # -- outgoing ----------------------------------------------------------------------------
+
+    def send(self, data: bytes) -> None:
+        """Queue one encoded message. Never blocks; overflows close the connection (4008)."""
+        if self.closed:
+            return
+        if len(self._out) >= self._max_queue:
+            log.warning("%s: outgoing queue full (%d), closing", self, len(self._out))
+            self.abort(CloseCode.SLOW_CONSUMER, "slow consumer: outgoing queue overflow")
+            return
+        self._out.append(data)
+        m = self.metrics
+        m.messages_out += 1
+        m.bytes_out += len(data)
+        self._wake.set()
+
+    def send_obj(self, obj: Any) -> None:
+        self.send(_encode(obj))
+
+    def error(
+        self,
+        rid: Any,
+        code: ErrorCode,
+        message: str,
+        *,
+        rule: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        msg: dict[str, Any] = {"type": "error", "id": rid, "code": code.value, "message": message}
+        if rule is not None:
+            msg["rule"] = rule
+        if details is not None:
+            msg["details"] = details
+        self.metrics.errors[code.value] += 1
+        self.send(_encode(msg))
+
+    def close_after_flush(self, code: int, reason: str) -> None:
+        """Send what is queued, then close with ``code``."""
+        if self.closed:
+            return
+        self._out.append(_CloseMark(code, reason))
+        self._wake.set()
+
+    def abort(self, code: int, reason: str) -> None:
+        """Close now, dropping what is queued (even while the writer waits on a full socket)."""
+        if self.closed:
+            return
+        self.closed = True
+        self._out.clear()
+        self.metrics.closes[code] += 1
+        self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        try:
+            await self.ws.close(code, reason)
+        except Exception:  # the peer may already be gone; nothing else to do
+            log.debug("%s: close failed", self, exc_info=True)
+
+    async def writer(self) -> None:
+        """Drain the queue into the socket until the connection closes."""
+        ws = self.ws
+        out = self._out
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while out:
+                    item = out.popleft()
+                    if type(item) is _CloseMark:
+                        self.closed = True
+                        self.metrics.closes[item.code] += 1
+                        await ws.close(item.code, item.reason)
+                        return
+                    await ws.send(item, text=True)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closed = True
+            out.clear()

@@ -1,0 +1,775 @@
+"""The table actor: four seats, a deal sequence, AI seat drivers, timers and the event log.
+
+Every change to a table happens inside :meth:`Table.run`, one inbox item at a time: client
+requests, AI and timer moves, disconnections, grace expiries. Handlers are synchronous and short;
+anything that waits (think delay, turn timer, AI thinking, the pause between deals) runs in a
+separate *driver* task that posts its outcome back to the inbox with a ticket, and a stale ticket
+is ignored. So actions are applied strictly one at a time and nothing waits inside the actor.
+
+What a seat or spectator learns always comes from :mod:`server.rules.views` (``view``, ``events``,
+``deal_start_event``): this module never decides visibility itself. Events are numbered by one
+per-table counter ``v``; each is encoded once per distinct content (usually once for everybody)
+and kept in a bounded log per seat so that a reconnecting player gets what it missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from random import Random
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import msgspec
+
+import protocol.messages as P
+from protocol.errors import CloseCode, ErrorCode
+from server.ai import make_bot
+from server.rules import (
+    OVER,
+    Action,
+    Bid,
+    Chelem,
+    Discard,
+    IllegalAction,
+    Legal,
+    Play,
+    Poignee,
+    apply,
+    legal_actions,
+    new_deal,
+)
+from server.rules.randplay import random_from_legal
+from server.rules.records import record_of
+from server.rules.views import deal_start_event, events, view
+
+if TYPE_CHECKING:
+    from .lobby import Lobby
+    from .session import Session
+
+log = logging.getLogger("atout.table")
+
+_encode = msgspec.json.Encoder().encode
+
+SPECTATORS = 4  # index of the spectators' visibility class (seats are 0..3)
+_HIDDEN: dict[str, Any] = {"type": "hidden"}
+
+# Levels whose bots answer in microseconds run inline; others go through the executor.
+INLINE_LEVELS = frozenset({"random"})
+
+_PHASE_OF = {P.Bid: "bidding", P.Discard: "discard", P.Chelem: "chelem", P.Poignee: "play"}
+_PHASE_OF[P.Play] = "play"
+
+
+class Decider:
+    """The one place where bots think (the seam for a process pool).
+
+    Cheap levels run inline; the others run in ``executor`` (None: the loop's default thread
+    pool) so the event loop stays free. Swap in a ``ProcessPoolExecutor`` (with picklable bots)
+    when a level needs real CPU."""
+
+    def __init__(self, executor: Executor | None = None) -> None:
+        self.executor = executor
+
+    async def decide(self, bot: Any, level: str, seat_view: dict[str, Any], legal: Legal) -> Action:
+        if level in INLINE_LEVELS:
+            return bot.choose(seat_view, legal)  # type: ignore[no-any-return]
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, bot.choose, seat_view, legal)  # type: ignore[no-any-return]
+
+
+@dataclass
+class TableOptions:
+    name: str
+    public: bool
+    deals: int | None
+    target_score: int | None
+    ai: list[str]
+    turn_timer: float | None
+    think_delay: float
+    deal_pause: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "public": self.public,
+            "deals": self.deals,
+            "target_score": self.target_score,
+            "ai": self.ai,
+            "turn_timer": self.turn_timer,
+            "think_delay": self.think_delay,
+            "deal_pause": self.deal_pause,
+        }
+
+
+class Seat:
+    __slots__ = ("ai", "bot", "grace", "index", "kind", "name", "session", "token", "took_over")
+
+    def __init__(self, index: int, ai: str) -> None:
+        self.index = index
+        self.kind = "empty"  # empty | human | ai
+        self.name: str | None = None
+        self.token: str | None = None
+        self.session: Session | None = None  # the connection holding it, None while away
+        self.ai = ai  # level of the AI that plays it (AI seat, or stand-in for an absent human)
+        self.bot: Any = None
+        self.grace: asyncio.TimerHandle | None = None
+        self.took_over = False  # the AI has played for this absent human: no more waiting
+
+    def info(self) -> dict[str, Any]:
+        human = self.kind == "human"
+        return {
+            "seat": self.index,
+            "kind": self.kind,
+            "name": self.name,
+            "connected": human and self.session is not None,
+            "ai": None if human and self.session is not None else self.ai,
+        }
+
+
+def engine_action(msg: Any, seat: int) -> Action:
+    """The rules engine's action for a protocol action request."""
+    t = type(msg)
+    if t is P.Play:
+        return Play(seat, msg.card)
+    if t is P.Bid:
+        return Bid(seat, msg.contract)
+    if t is P.Discard:
+        return Discard(seat, tuple(msg.cards))
+    if t is P.Chelem:
+        return Chelem(seat, msg.announce)
+    return Poignee(seat, tuple(msg.cards))
+
+
+class Table:
+    """One table and its actor task. Create through :class:`server.lobby.Lobby`."""
+
+    def __init__(
+        self, tid: str, opts: TableOptions, lobby: Lobby, creator: str, rng: Random
+    ) -> None:
+        self.id = tid
+        self.opts = opts
+        self.lobby = lobby
+        self.cfg = lobby.cfg
+        self.metrics = lobby.metrics
+        self.creator = creator  # session id of the creating connection
+        self.rng = rng
+        self.state = "waiting"  # waiting | playing | finished | closed
+        self.closed = False
+        self.seats = [Seat(i, opts.ai[i]) for i in range(4)]
+        self.spectators: set[Session] = set()
+        self.deal: Any = None  # DealState of the current (or last finished) deal
+        self.deal_no = 0
+        self.series = 1
+        self.series_deals = 0
+        self.dealer = -1
+        self.scores: list[float] = [0, 0, 0, 0]
+        self.v = 0
+        self.logs: list[deque[tuple[int, bytes]]] = [
+            deque(maxlen=self.cfg.event_log) for _ in range(4)
+        ]
+        self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.ticket = 0
+        self.driver: asyncio.Task[None] | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    # -- outside interface ---------------------------------------------------------------
+
+    def start_actor(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
+
+    def post(self, item: tuple[Any, ...]) -> bool:
+        """Queue an item for the actor; False once the table is closed."""
+        if self.closed:
+            return False
+        self.inbox.put_nowait(item)
+        return True
+
+    def info(self) -> dict[str, Any]:
+        o = self.opts
+        return {
+            "table": self.id,
+            "name": o.name,
+            "public": o.public,
+            "state": self.state,
+            "seats": [s.info() for s in self.seats],
+            "deals": o.deals,
+            "target_score": o.target_score,
+            "deal_no": self.deal_no,
+            "series": self.series,
+            "scores": self.scores,
+            "turn_timer": o.turn_timer,
+            "think_delay": o.think_delay,
+            "deal_pause": o.deal_pause,
+            "spectators": len(self.spectators),
+        }
+
+    # -- the actor -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        inbox = self.inbox
+        while not self.closed:
+            item = await inbox.get()
+            try:
+                self._dispatch(item)
+            except Exception:
+                log.exception("table %s: error handling %s", self.id, item[0])
+                if item[0] in ("req", "hello"):
+                    item[1].error(item[2].id, ErrorCode.INTERNAL, "internal server error")
+        self._cancel_driver()
+        while not inbox.empty():  # requests that raced with closing still get their answer
+            item = inbox.get_nowait()
+            if item[0] in ("req", "hello"):
+                sess: Session = item[1]
+                if item[0] == "hello":
+                    sess.hello_pending = False
+                sess.error(item[2].id, ErrorCode.NO_SUCH_TABLE, f"table {self.id} is closed")
+
+    def _dispatch(self, item: tuple[Any, ...]) -> None:
+        kind = item[0]
+        if kind == "req":
+            sess, msg = item[1], item[2]
+            handler = self._handlers.get(type(msg))
+            if handler is None:
+                self._on_action(sess, msg)
+            else:
+                handler(self, sess, msg)
+        elif kind == "move":
+            self._on_move(item[1], item[2])
+        elif kind == "next":
+            if item[1] == self.ticket and self.state == "playing":
+                self._new_deal()
+        elif kind == "gone":
+            self._on_gone(item[1])
+        elif kind == "grace":
+            self._on_grace(item[1], item[2])
+        elif kind == "hello":
+            self._on_hello(item[1], item[2], item[3])
+        elif kind == "stop":
+            self._close(item[1], announce=False)
+
+    # -- events --------------------------------------------------------------------------
+
+    def _turn(self) -> int | None:
+        st = self.deal
+        if self.state != "playing" or st is None or st.phase == OVER:
+            return None
+        return st.turn  # type: ignore[no-any-return]
+
+    def _emit(self, make: Callable[[int | None], list[dict[str, Any]]]) -> None:
+        """Broadcast what each visibility class learns; ``make(seat)`` asks the views module.
+
+        Only classes with someone to tell (or to tell later, on resume) are computed; the
+        spectators' class is always computed since it fixes how many versions are used."""
+        lists: list[tuple[int, list[dict[str, Any]]]] = [(SPECTATORS, make(None))]
+        for s in self.seats:
+            if s.kind == "human":
+                lists.append((s.index, make(s.index)))
+        self._broadcast(lists)
+
+    def _emit_public(self, ev: dict[str, Any]) -> None:
+        """A table event everybody sees identically (seats, table state, scores)."""
+        evs = [ev]
+        lists = [(SPECTATORS, evs)]
+        lists.extend((s.index, evs) for s in self.seats if s.kind == "human")
+        self._broadcast(lists)
+
+    def _broadcast(self, lists: list[tuple[int, list[dict[str, Any]]]]) -> None:
+        n = max(len(evs) for _, evs in lists)
+        turn = self._turn()
+        tid = self.id
+        for i in range(n):
+            self.v += 1
+            v = self.v
+            encoded: list[tuple[dict[str, Any], bytes]] = []
+            for cls, evs in lists:
+                ev = evs[i] if i < len(evs) else _HIDDEN
+                data = None
+                for prev_ev, prev_data in encoded:
+                    if prev_ev is ev or prev_ev == ev:
+                        data = prev_data
+                        break
+                if data is None:
+                    data = _encode(
+                        {"type": "event", "table": tid, "v": v, "turn": turn, "event": ev}
+                    )
+                    encoded.append((ev, data))
+                if cls == SPECTATORS:
+                    for sp in self.spectators:
+                        sp.send(data)
+                else:
+                    self.logs[cls].append((v, data))
+                    sess = self.seats[cls].session
+                    if sess is not None:
+                        sess.send(data)
+
+    def _seat_event(self, seat: Seat) -> None:
+        self._emit_public({"type": "seat", **seat.info()})
+
+    def _table_state_event(self, reason: str | None = None) -> None:
+        ev = {
+            "type": "table_state",
+            "state": self.state,
+            "series": self.series,
+            "deal_no": self.deal_no,
+            "scores": self.scores,
+        }
+        if reason is not None:
+            ev["reason"] = reason
+        self._emit_public(ev)
+
+    def _snapshot(self, sess: Session, seat: int | None) -> None:
+        deal = view(self.deal, seat) if self.deal is not None else None
+        sess.send_obj(
+            {
+                "type": "snapshot",
+                "table": self.id,
+                "v": self.v,
+                "seat": seat,
+                "info": self.info(),
+                "deal": deal,
+            }
+        )
+
+    def _catch_up(self, sess: Session, seat: int, v: int | None) -> None:
+        """Send the events after ``v`` from the seat's log, or a snapshot when they are gone."""
+        entries = self.logs[seat]
+        if v is not None and v <= self.v and (v == self.v or (entries and entries[0][0] <= v + 1)):
+            for ev_v, data in entries:
+                if ev_v > v:
+                    sess.send(data)
+        else:
+            self._snapshot(sess, seat)
+
+    # -- turns, AI and timers ------------------------------------------------------------
+
+    def _cancel_driver(self) -> None:
+        self.ticket += 1
+        d = self.driver
+        if d is not None and not d.done():
+            d.cancel()
+        self.driver = None
+
+    def _schedule(self) -> None:
+        """Make the seat to act act: prompt a present human (and arm its timer), or start the
+        AI after its think delay (or, for an absent human, after the turn timer or a short
+        wait the first time)."""
+        turn = self._turn()
+        if turn is None:
+            self._cancel_driver()
+            return
+        seat = self.seats[turn]
+        timer = self.opts.turn_timer
+        if seat.kind == "human" and seat.session is not None:
+            self._cancel_driver()
+            st = self.deal
+            seat.session.send_obj(
+                {
+                    "type": "your_turn",
+                    "table": self.id,
+                    "v": self.v,
+                    "seat": turn,
+                    "legal": view(st, turn)["legal"],
+                    "timer": timer,
+                }
+            )
+            if timer is not None:
+                self._start_ai(turn, timer)
+            return
+        if seat.kind == "human" and not seat.took_over:
+            delay = self.cfg.absent_wait if timer is None else min(timer, self.cfg.absent_wait)
+        else:
+            delay = self.opts.think_delay
+        self._start_ai(turn, delay)
+
+    def _start_ai(self, seat: int, delay: float) -> None:
+        self._cancel_driver()
+        ticket = self.ticket
+        self.driver = asyncio.get_running_loop().create_task(self._drive(ticket, seat, delay))
+
+    async def _drive(self, ticket: int, seat_no: int, delay: float) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if ticket != self.ticket:
+            return
+        st = self.deal
+        seat = self.seats[seat_no]
+        legal = legal_actions(st)
+        if legal is None:
+            return
+        try:
+            if seat.bot is None:
+                seat.bot = make_bot(seat.ai, self.rng.getrandbits(64))
+            action = await self.lobby.decider.decide(seat.bot, seat.ai, view(st, seat_no), legal)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception(
+                "table %s: AI %s failed at seat %d; playing at random", self.id, seat.ai, seat_no
+            )
+            action = random_from_legal(legal, self.rng)
+        self.inbox.put_nowait(("move", ticket, action))
+
+    async def _next_deal_after(self, ticket: int) -> None:
+        if self.opts.deal_pause > 0:
+            await asyncio.sleep(self.opts.deal_pause)
+        self.inbox.put_nowait(("next", ticket))
+
+    def _on_move(self, ticket: int, action: Action) -> None:
+        if ticket != self.ticket or self._turn() != action.seat:
+            return
+        seat = self.seats[action.seat]
+        if seat.kind == "human" and seat.session is None:
+            seat.took_over = True
+        try:
+            self._apply(action)
+        except IllegalAction as e:
+            log.error("table %s: AI %s chose an illegal action %r: %s", self.id, seat.ai, action, e)
+            legal = legal_actions(self.deal)
+            if legal is not None:
+                self._apply(random_from_legal(legal, self.rng))
+
+    # -- the deal sequence ---------------------------------------------------------------
+
+    def _apply(self, action: Action) -> None:
+        prev = self.deal
+        self._applied(prev, action, apply(prev, action))  # IllegalAction leaves prev unchanged
+
+    def _applied(self, prev: Any, action: Action, new: Any) -> None:
+        self.deal = new
+        self.metrics.actions_applied += 1
+        self._emit(lambda s: events(prev, action, new, s))
+        if new.phase == OVER:
+            self._deal_over()
+        else:
+            self._schedule()
+
+    def _start_series(self) -> None:
+        for seat in self.seats:
+            if seat.kind == "empty":
+                seat.kind = "ai"
+                self._seat_event(seat)
+        self.state = "playing"
+        self.scores = [0, 0, 0, 0]
+        self.series_deals = 0
+        self._table_state_event()
+        self._new_deal()
+
+    def _new_deal(self) -> None:
+        self.dealer = self.rng.randrange(4) if self.dealer < 0 else (self.dealer + 1) % 4  # R2.4
+        self.deal_no += 1
+        self.series_deals += 1
+        st = new_deal(self.rng, self.dealer)
+        self.deal = st
+        no = self.deal_no
+        self._emit(lambda s: [{**deal_start_event(st, s), "deal_no": no}])
+        if st.phase == OVER:  # petit sec (R3.1): the deal ends before any action
+            self._emit(lambda s: [_deal_over_event(st, s)])
+            self._deal_over()
+        else:
+            self._schedule()
+
+    def _deal_over(self) -> None:
+        st = self.deal
+        rec = record_of(st)
+        deal_scores = rec["result"]["scores"]
+        self.scores = [a + b for a, b in zip(self.scores, deal_scores, strict=True)]
+        self.metrics.deals_finished += 1
+        self._emit_public(
+            {"type": "scores", "deal_no": self.deal_no, "deal": deal_scores, "total": self.scores}
+        )
+        players = [s.name if s.kind == "human" else None for s in self.seats]
+        self.lobby.store_call("record_deal", self.id, self.deal_no, rec, players, list(deal_scores))
+        o = self.opts
+        done = (o.deals is not None and self.series_deals >= o.deals) or (
+            o.target_score is not None
+            and (max(self.scores) >= o.target_score or self.series_deals >= 1000)
+        )
+        if done:
+            self.state = "finished"
+            self._cancel_driver()
+            self._table_state_event()
+            self.lobby.store_call("finish_table", self.id, "finished")
+        else:
+            self._cancel_driver()
+            self.driver = asyncio.get_running_loop().create_task(self._next_deal_after(self.ticket))
+
+    # -- requests ------------------------------------------------------------------------
+
+    def _seat_of(self, sess: Session) -> int | None:
+        idx = sess.seats.get(self.id)
+        if idx is not None and self.seats[idx].session is sess:
+            return idx
+        return None
+
+    def _may_manage(self, sess: Session) -> bool:
+        return sess.id == self.creator or self._seat_of(sess) is not None
+
+    def _on_join(self, sess: Session, msg: P.Join) -> None:
+        if self._seat_of(sess) is not None:
+            sess.error(msg.id, ErrorCode.ALREADY_SEATED, f"you already sit at table {self.id}")
+            return
+        if self.lobby.shutting_down:
+            sess.error(msg.id, ErrorCode.SHUTTING_DOWN, "the server is shutting down")
+            return
+        free = [s for s in self.seats if s.kind != "human"]
+        if not free:
+            sess.error(msg.id, ErrorCode.TABLE_FULL, f"table {self.id} has four players")
+            return
+        if msg.seat is not None:
+            seat = self.seats[msg.seat]
+            if seat.kind == "human":
+                sess.error(msg.id, ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is taken")
+                return
+        else:
+            seat = min(free, key=lambda s: (s.kind != "empty", s.index))
+        token = secrets.token_urlsafe(24)
+        seat.kind = "human"
+        seat.name = sess.name
+        seat.token = token
+        seat.took_over = False
+        self.logs[seat.index].clear()
+        self.lobby.tokens[token] = self
+        sess.send_obj(
+            {"type": "joined", "id": msg.id, "table": self.id, "seat": seat.index, "token": token}
+        )
+        self._unwatch(sess)
+        # The event goes out before the newcomer is attached: its snapshot already includes it.
+        self._seat_event(seat)
+        seat.session = sess
+        sess.seats[self.id] = seat.index
+        self._snapshot(sess, seat.index)
+        if self.state == "waiting" and all(s.kind == "human" for s in self.seats):
+            self._start_series()
+        elif self._turn() == seat.index:
+            self._schedule()
+
+    def _on_resume(self, sess: Session, msg: P.Resume) -> None:
+        idx = self._token_seat(msg.token)
+        if idx is None:
+            sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
+            return
+        self._resume(sess, idx, msg.v, msg.id)
+
+    def _on_hello(self, sess: Session, msg: P.Hello, welcome: dict[str, Any]) -> None:
+        sess.hello_pending = False
+        idx = self._token_seat(msg.token or "")
+        if idx is None:
+            sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
+            return
+        sess.greeted = True
+        sess.send_obj({**welcome, "resumed": {"table": self.id, "seat": idx}})
+        self._resume(sess, idx, msg.v, None)
+
+    def _token_seat(self, token: str) -> int | None:
+        for s in self.seats:
+            if s.token is not None and s.kind == "human" and secrets.compare_digest(s.token, token):
+                return s.index
+        return None
+
+    def _resume(self, sess: Session, idx: int, v: int | None, rid: Any) -> None:
+        seat = self.seats[idx]
+        old = seat.session
+        if old is not None and old is not sess:
+            old.seats.pop(self.id, None)
+            old.abort(CloseCode.REPLACED, "seat resumed by another connection")
+        was_away = old is None
+        if seat.grace is not None:
+            seat.grace.cancel()
+            seat.grace = None
+        seat.took_over = False
+        self._unwatch(sess)
+        seat.session = sess
+        sess.seats[self.id] = idx
+        if rid is not None:
+            sess.send_obj(
+                {"type": "joined", "id": rid, "table": self.id, "seat": idx, "token": seat.token}
+            )
+        self._catch_up(sess, idx, v)
+        if was_away:
+            self._seat_event(seat)
+        if self._turn() == idx:
+            self._schedule()
+
+    def _on_watch(self, sess: Session, msg: P.Watch) -> None:
+        if self._seat_of(sess) is not None:
+            sess.error(msg.id, ErrorCode.ALREADY_SEATED, "you sit at this table")
+            return
+        sess.send_obj({"type": "watching", "id": msg.id, "table": self.id})
+        self.spectators.add(sess)
+        sess.watching.add(self.id)
+        self._snapshot(sess, None)
+
+    def _unwatch(self, sess: Session) -> None:
+        self.spectators.discard(sess)
+        sess.watching.discard(self.id)
+
+    def _on_unwatch(self, sess: Session, msg: P.Unwatch) -> None:
+        self._unwatch(sess)
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self._maybe_abandon()
+
+    def _on_leave(self, sess: Session, msg: P.Leave) -> None:
+        idx = self._seat_of(sess)
+        if idx is None:
+            sess.error(msg.id, ErrorCode.NOT_SEATED, f"you hold no seat at table {self.id}")
+            return
+        sess.seats.pop(self.id, None)
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self._release(idx)
+
+    def _on_start(self, sess: Session, msg: P.Start) -> None:
+        if not self._may_manage(sess):
+            sess.error(msg.id, ErrorCode.NOT_ALLOWED, "only the creator or a player may start")
+            return
+        if self.state != "waiting":
+            sess.error(msg.id, ErrorCode.WRONG_STATE, f"the table is {self.state}, not waiting")
+            return
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self._start_series()
+
+    def _on_restart(self, sess: Session, msg: P.Restart) -> None:
+        if not self._may_manage(sess):
+            sess.error(msg.id, ErrorCode.NOT_ALLOWED, "only the creator or a player may restart")
+            return
+        if self.state != "finished":
+            sess.error(msg.id, ErrorCode.WRONG_STATE, f"the table is {self.state}, not finished")
+            return
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self.series += 1
+        self.lobby.store_call("set_table_status", self.id, "open")
+        self._start_series()
+
+    def _on_close(self, sess: Session, msg: P.Close) -> None:
+        if not self._may_manage(sess):
+            sess.error(msg.id, ErrorCode.NOT_ALLOWED, "only the creator or a player may close")
+            return
+        if self.state == "playing":
+            sess.error(msg.id, ErrorCode.WRONG_STATE, "a playing table cannot be closed")
+            return
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self._close("closed")
+
+    def _on_action(self, sess: Session, msg: Any) -> None:
+        idx = self._seat_of(sess)
+        if idx is None:
+            sess.error(msg.id, ErrorCode.NOT_SEATED, f"you hold no seat at table {self.id}")
+            return
+        if msg.seat is not None and msg.seat != idx:
+            sess.error(msg.id, ErrorCode.NOT_YOUR_SEAT, f"you sit at seat {idx}, not {msg.seat}")
+            return
+        st = self.deal
+        if self.state != "playing" or st is None or st.phase == OVER:
+            sess.error(msg.id, ErrorCode.WRONG_PHASE, "no deal is in progress")
+            return
+        if st.turn != idx:
+            sess.error(msg.id, ErrorCode.NOT_YOUR_TURN, f"seat {st.turn} is to act, not you")
+            return
+        action = engine_action(msg, idx)
+        try:
+            prev = st
+            new = apply(prev, action)
+        except IllegalAction as e:
+            code = (
+                ErrorCode.WRONG_PHASE
+                if _PHASE_OF[type(msg)] != st.phase
+                else ErrorCode.ILLEGAL_ACTION
+            )
+            sess.error(msg.id, code, e.detail, rule=e.rule)
+            return
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self._applied(prev, action, new)
+
+    _handlers: ClassVar[dict[type, Callable[[Table, Session, Any], None]]] = {
+        P.Join: _on_join,
+        P.Resume: _on_resume,
+        P.Watch: _on_watch,
+        P.Unwatch: _on_unwatch,
+        P.Leave: _on_leave,
+        P.Start: _on_start,
+        P.Restart: _on_restart,
+        P.Close: _on_close,
+    }
+
+    # -- connections coming and going ----------------------------------------------------
+
+    def _on_gone(self, sess: Session) -> None:
+        self.spectators.discard(sess)
+        for seat in self.seats:
+            if seat.session is sess:
+                seat.session = None
+                token = seat.token
+                seat.grace = asyncio.get_running_loop().call_later(
+                    self.cfg.grace, self.post, ("grace", seat.index, token)
+                )
+                self._seat_event(seat)
+                if self._turn() == seat.index:
+                    self._schedule()
+        self._maybe_abandon()
+
+    def _on_grace(self, idx: int, token: str | None) -> None:
+        seat = self.seats[idx]
+        if seat.token == token and seat.session is None and seat.kind == "human":
+            log.info("table %s: seat %d released after the grace period", self.id, idx)
+            self._release(idx)
+
+    def _release(self, idx: int) -> None:
+        """The human at ``idx`` is gone for good: revoke the token; an AI (or nobody) sits."""
+        seat = self.seats[idx]
+        if seat.token is not None:
+            self.lobby.tokens.pop(seat.token, None)
+        if seat.grace is not None:
+            seat.grace.cancel()
+            seat.grace = None
+        seat.token = None
+        seat.session = None
+        seat.name = None
+        seat.took_over = False
+        seat.kind = "ai" if self.state == "playing" else "empty"
+        self.logs[idx].clear()
+        self._seat_event(seat)
+        if self._turn() == idx:
+            self._schedule()
+        self._maybe_abandon()
+
+    def _maybe_abandon(self) -> None:
+        """Close a table nobody plays at, watches or created from a live connection."""
+        if self.closed or self.spectators or any(s.kind == "human" for s in self.seats):
+            return
+        if self.creator in self.lobby.sessions:
+            return
+        self._close("abandoned")
+
+    def _close(self, reason: str, *, announce: bool = True) -> None:
+        if self.closed:
+            return
+        was = self.state
+        self.state = "closed"
+        self._cancel_driver()
+        if announce:
+            self._table_state_event(reason)
+        self.closed = True
+        for seat in self.seats:
+            if seat.grace is not None:
+                seat.grace.cancel()
+            if seat.token is not None:
+                self.lobby.tokens.pop(seat.token, None)
+            if seat.session is not None:
+                seat.session.seats.pop(self.id, None)
+        for sp in self.spectators:
+            sp.watching.discard(self.id)
+        self.spectators.clear()
+        self.lobby.forget(self)
+        if was != "finished":
+            self.lobby.store_call("finish_table", self.id, reason)
+        log.info("table %s closed (%s)", self.id, reason)
+
+
+def _deal_over_event(st: Any, seat: int | None) -> dict[str, Any]:
+    """The end-of-deal reveal for a deal that ended without an action (petit sec)."""
+    vw = view(st, seat)
+    return {"type": "deal_over", "result": vw["result"], "record": vw["record"]}
