@@ -385,3 +385,92 @@ def assert_illegal(st: DealState, action: Action, rule: str) -> str:
 
 def is_over(st: DealState) -> bool:
     return st.phase == OVER
+
+
+# ---------------------------------------------------------------------------- deal templates
+#
+# Complete deals written as tricks (seat 0, seat 1, seat 2, seat 3). Dealer 3, so seat 0 leads
+# the first trick; seat 0 is the taker in every template. Tests derive variants with
+# :func:`variant`, replacing whole tricks (1-based numbers, as in the rules' "trick 17").
+
+# BASE: the taker pulls the trumps (tricks 1-5, the defence's Petit falls in trick 4 and a
+# defender plays the Excuse in trick 5), then cashes kings, queens and cavaliers, and ruffs the
+# last two club tricks. Chien (unplayed): S1 S2 H1 H2 D1 D2.
+BASE: tuple[str, ...] = (
+    "T21 T14 T9 T4",
+    "T20 T13 T8 T3",
+    "T19 T12 T7 T2",
+    "T18 T11 T6 T1",
+    "T17 T10 T5 EX",
+    "SK S3 S4 S5",
+    "SQ S6 S7 S8",
+    "SC S9 S10 SJ",
+    "HK H3 H4 H5",
+    "HQ H6 H7 H8",
+    "HC H9 H10 HJ",
+    "DK D3 D4 D5",
+    "DQ D6 D7 D8",
+    "DC D9 D10 DJ",
+    "CK C1 C2 C3",
+    "CQ C4 C5 C6",
+    "T16 C7 C8 C9",
+    "T15 C10 CJ CC",
+)
+
+# PLAIN: five trump tricks pull every trump (T15 stays in the chien), then everybody follows suit
+# until the last trick, where seat 1 (void in clubs) discards DJ and seat 3 plays the Excuse.
+# Chien: S1 S2 H1 H2 D1 T15.
+PLAIN: tuple[str, ...] = (
+    "T21 T14 T9 T4",
+    "T20 T13 T8 T3",
+    "T19 T12 T7 T2",
+    "T18 T11 T6 T1",
+    "T17 T10 T5 T16",
+    "SK S3 S4 S5",
+    "SQ S6 S7 S8",
+    "SC S9 S10 SJ",
+    "HK H3 H4 H5",
+    "HQ H6 H7 H8",
+    "HC H9 H10 HJ",
+    "DK D2 D3 D4",
+    "DQ D5 D6 D7",
+    "DC D8 D9 D10",
+    "CK C1 C2 C3",
+    "CQ C4 C5 C6",
+    "CC C7 C8 C9",
+    "CJ DJ C10 EX",
+)
+
+# TRUMPS: the taker holds ten trumps (T13..T21 and the Petit: a single poignée), draws the
+# defence's trumps in four tricks (the Excuse falls in trick 4), cashes its eight plain honours
+# and ends with five trump leads, the Petit last, on which the defenders discard.
+# Chien/discard: S1 S2 H1 H2 D1 D2.
+TRUMPS: tuple[str, ...] = (
+    "T21 T12 T8 T4",
+    "T20 T11 T7 T3",
+    "T19 T10 T6 T2",
+    "T18 T9 T5 EX",
+    "SK S7 S9 S10",
+    "SQ S8 SC SJ",
+    "HK H7 H9 H10",
+    "HQ H8 HC HJ",
+    "DK D7 D9 D10",
+    "DQ D8 DC DJ",
+    "CK C7 C8 C9",
+    "CQ C10 CJ CC",
+    "T17 S3 S5 S6",
+    "T16 S4 H4 H6",
+    "T15 H3 H5 D5",
+    "T14 D3 D4 D6",
+    "T13 C1 C3 C5",
+    "T1 C2 C4 C6",
+)
+TRUMPS_POIGNEE = ("T1", "T13", "T14", "T15", "T16", "T17", "T18", "T19", "T20", "T21")
+
+
+def variant(rows: Sequence[str], changes: dict[int, str]) -> list[str]:
+    """``rows`` with the tricks numbered (1-based) in ``changes`` replaced."""
+    out = list(rows)
+    for n, trick in changes.items():
+        out[n - 1] = trick
+    return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers_rules import assert_illegal, cards, deal, deal_from_tricks, run
+from helpers_rules import BASE, assert_illegal, cards, deal, deal_from_tricks, run
 
 from server.rules import OVER, PLAY, Bid, Play, apply, legal_actions
 from server.rules.cards import parse
@@ -226,26 +226,3 @@ def test_r7_7_excuse_never_wins() -> None:
     """R7.7: the Excuse played on a trick does not win it, even as the only 'high' card."""
     st = run(table(), "S2 EX S7 SJ")
     assert st.tricks[0][2] == 3
-
-
-# A complete deal used by several tests (see test_scoring.py for its story).
-BASE = [
-    "T21 T14 T9 T4",
-    "T20 T13 T8 T3",
-    "T19 T12 T7 T2",
-    "T18 T11 T6 T1",
-    "T17 T10 T5 EX",
-    "SK S3 S4 S5",
-    "SQ S6 S7 S8",
-    "SC S9 S10 SJ",
-    "HK H3 H4 H5",
-    "HQ H6 H7 H8",
-    "HC H9 H10 HJ",
-    "DK D3 D4 D5",
-    "DQ D6 D7 D8",
-    "DC D9 D10 DJ",
-    "CK C1 C2 C3",
-    "CQ C4 C5 C6",
-    "T16 C7 C8 C9",
-    "T15 C10 CJ CC",
-]
