@@ -64,7 +64,8 @@ def start_state(rec: Record) -> DealState:
     for k, a in enumerate(rec.actions):
         t = type(a)
         if t is Play:
-            _check_codes((a.card,), f"actions[{k}]")
+            if a.card not in INDEX:  # test first: building the label for every card was costly
+                _check_codes((a.card,), f"actions[{k}]")
         elif t is Discard or t is Poignee:
             _check_codes(a.cards, f"actions[{k}]")
     try:
