@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from server.rules import Action, Legal
 from server.rules.randplay import random_from_legal
 
-LEVELS = ("random",)
+LEVELS = ("random", "heuristic", "strong")
 
 
 class Bot(Protocol):
@@ -37,4 +37,12 @@ def make_bot(level: str = "random", seed: int | None = None) -> Bot:
     """A bot of the given level (see LEVELS)."""
     if level == "random":
         return RandomBot(seed)
+    if level == "heuristic":
+        from .heuristic import HeuristicBot
+
+        return HeuristicBot(seed)
+    if level == "strong":
+        from .strong import StrongBot
+
+        return StrongBot(seed)
     raise ValueError(f"unknown AI level {level!r}; known: {', '.join(LEVELS)}")

@@ -1,0 +1,267 @@
+"""What a seat knows, read from its view (``server.rules.views.view``) into bitmasks.
+
+Bots see only their view, so every inference here is one a human at that seat could make:
+cards played, the chien when shown, discarded trumps, shown poignées, and what the play reveals
+(a seat that fails to follow lacks the suit; one that discards instead of trumping has no trump;
+one that plays under the highest trump cannot beat it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.rules.actions import CONTRACT_INDEX, GARDE, GARDE_CONTRE, GARDE_SANS, MULTIPLIERS
+from server.rules.cards import (
+    ABOVE,
+    EXCUSE,
+    EXCUSE_BIT,
+    FULL_DECK,
+    HALF_POINTS,
+    INDEX,
+    KINGS_MASK,
+    OUDLERS_MASK,
+    PLAIN_SUITS_MASK,
+    SUIT_MASKS,
+    SUIT_OF,
+    TRUMP_MASK,
+    TRUMP_SUIT,
+)
+from server.rules.deal import POIGNEE_BONUS
+
+from .kernel import Pos, new_pos
+
+PLAIN_NON_KING = PLAIN_SUITS_MASK & ~KINGS_MASK
+
+
+def mask(codes: list[str] | tuple[str, ...] | None) -> int:
+    m = 0
+    if codes:
+        for c in codes:
+            m |= 1 << INDEX[c]
+    return m
+
+
+class Knowledge:
+    """The play-phase knowledge of ``seat`` (see module doc). All card sets are bitmasks."""
+
+    __slots__ = (
+        "chelem",
+        "chien",
+        "contract",
+        "dealer",
+        "discard_known",
+        "forbidden",
+        "hand",
+        "hand_sizes",
+        "hidden_allowed",
+        "hidden_count",
+        "must_hold",
+        "played",
+        "played_by",
+        "poignee_half",
+        "poignees",
+        "seat",
+        "taker",
+        "trick",
+        "trick_leader",
+        "tricks",
+        "unseen",
+    )
+
+    seat: int
+    taker: int
+    contract: int
+    dealer: int
+    chelem: bool
+    hand: int
+    hand_sizes: list[int]
+    chien: int  # the chien when it was shown, else 0
+    discard_known: int  # the taker's discard as this seat knows it (all of it for the taker)
+    played: int
+    played_by: list[int]
+    tricks: list[tuple[int, list[int], int]]
+    trick: list[int]
+    trick_leader: int
+    poignees: list[int]
+    poignee_half: int
+    forbidden: list[int]  # cards each seat cannot hold now
+    must_hold: list[int]  # cards each seat surely holds now (other than this seat)
+    unseen: int  # cards whose place this seat does not know
+    hidden_count: int  # unseen cards lying in the hidden pile (discard or chien), not in hands
+    hidden_allowed: int  # cards that may lie in that pile
+
+
+def read_view(view: dict[str, Any]) -> Knowledge:
+    k = Knowledge()
+    me = view["seat"]
+    k.seat = me
+    k.dealer = view["dealer"]
+    taker = view["taker"]
+    k.taker = -1 if taker is None else taker
+    k.contract = CONTRACT_INDEX[view["contract"]] if view["contract"] else 0
+    k.chelem = bool(view.get("chelem_announced"))
+    k.hand = mask(view["hand"])
+    k.hand_sizes = list(view["hand_sizes"])
+    k.chien = mask(view["chien"]) if view.get("chien") else 0
+    disc_trumps = mask(view.get("discard_trumps"))
+    own_discard = mask(view["discard"]) if view.get("discard") else 0
+    k.discard_known = own_discard if me == k.taker else disc_trumps
+    forbidden = [0, 0, 0, 0]
+    played_by = [0, 0, 0, 0]
+    tricks: list[tuple[int, list[int], int]] = []
+    played = 0
+
+    def scan(leader: int, cards: list[int]) -> None:
+        nonlocal played
+        lead = -1
+        hi = -1
+        for i, c in enumerate(cards):
+            s = (leader + i) & 3
+            played |= 1 << c
+            played_by[s] |= 1 << c
+            if c == EXCUSE:
+                continue
+            suit = SUIT_OF[c]
+            if lead < 0:
+                lead = suit
+            else:
+                if lead != TRUMP_SUIT and suit != lead:
+                    forbidden[s] |= SUIT_MASKS[lead]  # failed to follow
+                    if suit != TRUMP_SUIT:
+                        forbidden[s] |= TRUMP_MASK  # discarded instead of trumping
+                if lead == TRUMP_SUIT and suit != TRUMP_SUIT:
+                    forbidden[s] |= TRUMP_MASK
+                if suit == TRUMP_SUIT and 0 <= c < hi:
+                    forbidden[s] |= ABOVE[hi]  # could not overtrump
+            if suit == TRUMP_SUIT and c > hi:
+                hi = c
+
+    for t in view["tricks"]:
+        cards = [INDEX[c] for c in t["cards"]]
+        scan(t["leader"], cards)
+        tricks.append((t["leader"], cards, t["winner"]))
+    cur = view.get("trick")
+    if cur:
+        k.trick = [INDEX[c] for c in cur["cards"]]
+        k.trick_leader = cur["leader"]
+        scan(k.trick_leader, k.trick)
+    else:
+        k.trick = []
+        k.trick_leader = -1
+    k.tricks = tricks
+    k.played = played
+    k.played_by = played_by
+
+    poignees = [0, 0, 0, 0]
+    for p in view.get("poignees") or ():
+        poignees[p["seat"]] = mask(p["cards"])
+    k.poignees = poignees
+    k.poignee_half = 2 * sum(POIGNEE_BONUS[p.bit_count()] for p in poignees if p)
+
+    must = [0, 0, 0, 0]
+    hidden_allowed = 0
+    hidden_count = 0
+    unseen = FULL_DECK & ~k.hand & ~played & ~k.discard_known
+    for s in range(4):
+        p = poignees[s]
+        if not p:
+            continue
+        if p & EXCUSE_BIT:
+            forbidden[s] |= TRUMP_MASK & ~p  # the Excuse stands in only when every trump is shown
+        if s != me:
+            must[s] |= p & unseen
+    t = k.taker
+    if t >= 0 and t != me:
+        if k.contract <= GARDE:
+            # The taker's 24 cards were his hand and the chien; six went to the discard.
+            hidden_count = 6 - disc_trumps.bit_count()
+            hidden_allowed = PLAIN_NON_KING
+            if disc_trumps:
+                forbidden[t] |= PLAIN_NON_KING  # R5.3: every plain card went to the discard
+            # Chien cards not played: in the taker's hand, or plain ones possibly in the discard.
+            must[t] |= k.chien & unseen & ~PLAIN_NON_KING
+            for s in range(4):
+                if s != t:
+                    forbidden[s] |= k.chien  # the chien went to the taker
+        else:
+            hidden_count = 6
+            hidden_allowed = FULL_DECK
+    elif t == me and k.contract >= GARDE_SANS:
+        hidden_count = 6
+        hidden_allowed = FULL_DECK
+    for s in range(4):
+        if s != me:
+            forbidden[s] &= ~must[s]
+    k.forbidden = forbidden
+    k.must_hold = must
+    k.unseen = unseen
+    k.hidden_count = hidden_count
+    k.hidden_allowed = hidden_allowed & unseen
+    return k
+
+
+def possible_hands(k: Knowledge) -> list[int]:
+    """For each seat, the cards it may hold (this seat: its hand). Overlapping sets."""
+    out = []
+    known_elsewhere = [0, 0, 0, 0]
+    for s in range(4):
+        for o in range(4):
+            if o != s:
+                known_elsewhere[s] |= k.must_hold[o]
+    for s in range(4):
+        if s == k.seat:
+            out.append(k.hand)
+        elif k.hand_sizes[s] == 0:
+            out.append(0)
+        else:
+            out.append(k.unseen & ~k.forbidden[s] & ~known_elsewhere[s])
+    return out
+
+
+def template_pos(k: Knowledge) -> Pos:
+    """A kernel position with this deal's running totals (points, oudlers, tricks won so far)
+    replayed from the view; hands are left empty for the caller to fill. The hidden pile (the
+    non-trump discard of another taker, or an unseen chien) is not counted yet."""
+    mult = MULTIPLIERS[k.contract]
+    pile = 0
+    if k.contract <= GARDE:
+        pile = k.discard_known  # all of it for the taker, the trumps for the others
+    elif k.contract == GARDE_SANS and k.chien:
+        pile = k.chien
+    if k.tricks:
+        leader = k.tricks[0][0]
+    else:
+        leader = k.trick_leader if k.trick_leader >= 0 else 0
+    p = new_pos([FULL_DECK] * 4, k.taker, leader, mult, pile, k.chelem, k.poignee_half)
+    for _ld, cards, _ in k.tricks:
+        for c in cards:
+            p.play(c)
+    for c in k.trick:
+        p.play(c)
+    p.hands = [0, 0, 0, 0]
+    return p
+
+
+def hidden_counts_for_taker(k: Knowledge) -> bool:
+    """Whether the hidden pile's points go to the taker (a discard, or the garde-sans chien)."""
+    return k.contract != GARDE_CONTRE
+
+
+def half_points(m: int) -> int:
+    total = 0
+    while m:
+        low = m & -m
+        total += HALF_POINTS[low.bit_length() - 1]
+        m ^= low
+    return total
+
+
+__all__ = [
+    "OUDLERS_MASK",
+    "Knowledge",
+    "hidden_counts_for_taker",
+    "mask",
+    "possible_hands",
+    "read_view",
+    "template_pos",
+]

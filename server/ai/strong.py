@@ -1,0 +1,206 @@
+"""The ``strong`` bot: Perfect Information Monte Carlo card play.
+
+For each card decision it samples complete deals consistent with everything the seat knows
+(:mod:`server.ai.sampler`, fed by the seat's view only), plays each legal card in every sampled
+deal (the same deals for every card) and finishes the deal with fast rollouts whose players
+all use the heuristic policy (:mod:`server.ai.policy`), or with an exact search when few tricks
+remain. The card with the best average result for its team is played. Bids, discard, chelem
+and poignée decisions are the heuristic's.
+
+The time budget per decision is a parameter; the search checks the clock between rollouts and
+stops at the deadline with the best card so far (the heuristic card if nothing was evaluated).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from server.rules import Action, Legal, Play
+from server.rules.cards import CODES, HALF_POINTS, INDEX, OUDLERS_MASK, SUIT_OF
+
+from .heuristic import play_pos, pre_play_action
+from .kernel import Pos
+from .knowledge import Knowledge, half_points, read_view, template_pos
+from .policy import choose_card
+from .sampler import Sampler
+
+DEFAULT_BUDGET_MS = 100.0
+INF = 10**9
+
+
+def rollout(p: Pos) -> None:
+    """Finish ``p`` in place with the heuristic policy for every seat (perfect information)."""
+    while p.n_tricks < 18:
+        p.play(choose_card(p, p.turn))
+
+
+def solve(p: Pos, alpha: int, beta: int, objective: str) -> int:
+    """Exact value (taker's side) of ``p`` under perfect information: alpha-beta over the
+    remaining cards, the taker maximising and the defenders minimising."""
+    if p.n_tricks == 18:
+        return p.value(objective)
+    legal = p.legal()
+    maximise = p.turn == p.taker
+    # Try the heuristic's card first: good ordering makes the pruning effective.
+    first = choose_card(p, p.turn)
+    order = [first]
+    m = legal & ~(1 << first)
+    while m:
+        low = m & -m
+        order.append(low.bit_length() - 1)
+        m ^= low
+    best = -INF if maximise else INF
+    for c in order:
+        q = p.copy()
+        q.play(c)
+        v = solve(q, alpha, beta, objective)
+        if maximise:
+            if v > best:
+                best = v
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+            if best < beta:
+                beta = best
+        if alpha >= beta:
+            break
+    return best
+
+
+def equivalent_groups(legal: int, known: int) -> list[list[int]]:
+    """Legal cards grouped when playing one or the other cannot matter: spot cards (half a
+    point) of the same suit, or trumps T2..T20, with every card ranked between them already
+    known (ours or played)."""
+    groups: list[list[int]] = []
+    prev = -1
+    m = legal
+    while m:
+        low = m & -m
+        c = low.bit_length() - 1
+        m ^= low
+        if (
+            prev >= 0
+            and c < 77
+            and SUIT_OF[prev] == SUIT_OF[c]
+            and HALF_POINTS[prev] == 1
+            and HALF_POINTS[c] == 1
+            and not (((1 << c) - 1) & ~((1 << (prev + 1)) - 1) & ~known)
+        ):
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+        prev = c
+    return groups
+
+
+class StrongBot:
+    """PIMC card play (see module doc)."""
+
+    name = "strong"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        budget_ms: float = DEFAULT_BUDGET_MS,
+        objective: str = "score",
+        exact_tricks: int = 3,
+        max_samples: int = 400,
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.budget_ms = budget_ms
+        self.objective = objective
+        self.exact_tricks = exact_tricks
+        self.max_samples = max_samples
+        self.last_stats: dict[str, Any] = {}
+
+    def choose(self, view: dict[str, Any], legal: Legal, budget_ms: float | None = None) -> Action:
+        act = pre_play_action(view, legal)
+        if act is not None:
+            return act
+        if len(legal.plays) == 1:
+            return Play(legal.seat, legal.plays[0])
+        budget = self.budget_ms if budget_ms is None else budget_ms
+        card = self.choose_card(view, time.perf_counter() + budget / 1000.0)
+        code = CODES[card]
+        if code not in legal.plays:  # defensive: never return an illegal card
+            code = legal.plays[0]
+        return Play(legal.seat, code)
+
+    def choose_card(self, view: dict[str, Any], deadline: float) -> int:
+        """The card to play, deciding before ``deadline`` (a ``time.perf_counter()`` value)."""
+        k = read_view(view)
+        scores, counts, fallback = self.evaluate(k, deadline)
+        if not scores:
+            return fallback
+        best = max(
+            scores, key=lambda c: (scores[c] / counts[c] if counts[c] else -INF, c == fallback)
+        )
+        return best if counts[best] else fallback
+
+    def evaluate(self, k: Knowledge, deadline: float) -> tuple[dict[int, int], dict[int, int], int]:
+        """Sum of team values and sample counts per candidate card, and the heuristic's card."""
+        t0 = time.perf_counter()
+        me = k.seat
+        fallback = choose_card(play_pos(k), me)
+        base = template_pos(k)
+        legal_m = _legal_of(base, k)
+        known = k.hand | k.played
+        cands = [fallback if fallback in g else g[0] for g in equivalent_groups(legal_m, known)]
+        sums = dict.fromkeys(cands, 0)
+        counts = dict.fromkeys(cands, 0)
+        self.last_stats = {"samples": 0, "candidates": len(cands)}
+        if len(cands) == 1:
+            return {}, {}, cands[0]
+        sampler = Sampler(k)
+        sign = 1 if me == k.taker else -1
+        hidden_for_taker = k.contract != 4
+        objective = self.objective
+        exact = 18 - base.n_tricks <= self.exact_tricks
+        rng = self.rng
+        n = 0
+        while n < self.max_samples and time.perf_counter() < deadline:
+            hands, hidden = sampler.sample(rng)
+            world = base.copy()
+            world.hands = hands
+            if hidden and hidden_for_taker:
+                world.taker_half += half_points(hidden)
+                world.taker_oud |= hidden & OUDLERS_MASK
+            vals = []
+            for c in cands:
+                q = world.copy()
+                q.play(c)
+                if exact:
+                    v = solve(q, -INF, INF, objective)
+                else:
+                    rollout(q)
+                    v = q.value(objective)
+                vals.append(v)
+                if time.perf_counter() >= deadline and n > 0:
+                    break
+            if len(vals) < len(cands):
+                break  # an incomplete sample would bias the comparison
+            for c, v in zip(cands, vals, strict=True):
+                sums[c] += sign * v
+                counts[c] += 1
+            n += 1
+        self.last_stats = {
+            "samples": n,
+            "candidates": len(cands),
+            "ms": (time.perf_counter() - t0) * 1000,
+            "exact": exact,
+        }
+        return sums, counts, fallback
+
+
+def _legal_of(p: Pos, k: Knowledge) -> int:
+    q = p.copy()
+    q.hands = [0, 0, 0, 0]
+    q.hands[k.seat] = k.hand
+    return q.legal()
+
+
+__all__ = ["INDEX", "StrongBot", "equivalent_groups", "rollout", "solve"]
