@@ -17,10 +17,15 @@ declares a poignée, and any card code plays that card.
 
 from __future__ import annotations
 
+import copy
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -473,4 +478,122 @@ def variant(rows: Sequence[str], changes: dict[int, str]) -> list[str]:
     out = list(rows)
     for n, trick in changes.items():
         out[n - 1] = trick
+    return out
+
+
+# ---------------------------------------------------------------------------- files and processes
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def shared_dir() -> Path | None:
+    """The project's ``shared/`` directory: beside the clone (``../shared`` from the repo root),
+    or where ``ATOUT_SHARED`` points. None when absent."""
+    env = os.environ.get("ATOUT_SHARED")
+    for cand in ([Path(env)] if env else []) + [REPO.parent / "shared", REPO / "shared"]:
+        if (cand / "RULES.md").is_file() or (cand / "conformance").is_dir():
+            return cand
+    return None
+
+
+def run_replay(path: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``atout-server replay PATH`` as a real process, from this interpreter."""
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", "replay", path],
+        input=stdin,
+        capture_output=True,
+        cwd=REPO,
+        timeout=60,
+    )
+
+
+# ---------------------------------------------------------------------------- sample bad records
+
+
+def good_record() -> dict[str, Any]:
+    """A legal, finished record: BASE played as a garde by seat 0."""
+    return deal_from_tricks(BASE, contract="garde", taker=0).record()
+
+
+def bad_records() -> list[tuple[str, str, int]]:
+    """(name, JSON line, expected action_index) for records that must not replay."""
+    g = good_record()
+    out: list[tuple[str, str, int]] = []
+
+    def add(name: str, rec: Any, index: int) -> None:
+        out.append((name, rec if isinstance(rec, str) else json.dumps(rec), index))
+
+    add("bad json", '{"format": "atout-deal/1", "dealer": 0,', -1)
+    add("not an object", "[1, 2, 3]", -1)
+    r = copy.deepcopy(g)
+    r["format"] = "atout-deal/2"
+    add("wrong format", r, -1)
+    for key in ("format", "dealer", "hands", "chien", "actions"):
+        r = copy.deepcopy(g)
+        del r[key]
+        add(f"missing {key}", r, -1)
+    r = copy.deepcopy(g)
+    r["dealer"] = "3"
+    add("dealer as a string", r, -1)
+    r = copy.deepcopy(g)
+    r["dealer"] = 4
+    add("dealer out of range", r, -1)
+    r = copy.deepcopy(g)
+    r["hands"] = "S1 S2"
+    add("hands not a list", r, -1)
+    r = copy.deepcopy(g)
+    r["actions"][0]["seat"] = "0"
+    add("seat as a string", r, -1)
+    r = copy.deepcopy(g)
+    r["actions"][0] = {"seat": 0, "type": "shout", "contract": "garde"}
+    add("unknown action type", r, -1)
+    r = copy.deepcopy(g)
+    del r["actions"][6]["card"]
+    add("action missing a field", r, -1)
+    r = copy.deepcopy(g)
+    r["hands"][1][0] = r["hands"][2][0]
+    add("duplicate card", r, -1)
+    r = copy.deepcopy(g)
+    r["hands"][1][0] = "Z7"
+    add("unknown card code in a hand", r, -1)
+    r = copy.deepcopy(g)
+    r["chien"] = r["chien"][:5]
+    add("short chien", r, -1)
+    r = copy.deepcopy(g)
+    r["hands"] = r["hands"][:3]
+    add("three hands", r, -1)
+    r = copy.deepcopy(g)
+    r["hands"][0] = [*r["hands"][0], r["chien"][0]]
+    r["chien"] = r["chien"][1:]
+    add("19-card hand", r, -1)
+    r = copy.deepcopy(g)
+    first_play = next(i for i, a in enumerate(r["actions"]) if a["type"] == "play")
+    r["actions"][first_play]["card"] = "Q9"
+    add("unknown card code in an action", r, -1)
+    r = copy.deepcopy(g)
+    r["actions"] = r["actions"][:-1]
+    add("deal not finished", r, -1)
+    r = copy.deepcopy(g)
+    r["actions"].append({"seat": 0, "type": "play", "card": "T21"})
+    add("action after the deal is over", r, -1)
+    r = record_of(run(deal(), "pass pass pass pass"))
+    r["actions"].append({"seat": 0, "type": "bid", "contract": "prise"})
+    add("bid after all passed", r, -1)
+    # Illegal actions: the first one's index.
+    r = copy.deepcopy(g)
+    r["actions"][0]["seat"] = 2
+    add("first bid out of turn", r, 0)
+    r = copy.deepcopy(g)
+    r["actions"][2]["contract"] = "prise"  # after seat 0's garde
+    add("bid not higher", r, 2)
+    r = copy.deepcopy(g)
+    disc = next(i for i, a in enumerate(r["actions"]) if a["type"] == "discard")
+    r["actions"][disc]["cards"][0] = "SK"
+    add("king discarded", r, disc)
+    r = copy.deepcopy(g)
+    # Trick 6 of BASE: seat 1 answers SK with S3; playing a heart instead is a revoke (R7.5).
+    k = next(i for i, a in enumerate(r["actions"]) if a.get("card") == "S3")
+    r["actions"][k]["card"] = "H3"
+    add("revoke", r, k)
     return out
