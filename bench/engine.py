@@ -1,7 +1,7 @@
 """Rules-engine speed on one core: complete random deals, legal-move generation, rollouts.
 
-    .venv/bin/python bench/engine.py            # about 30 s
-    .venv/bin/python bench/engine.py --quick    # a few seconds (smoke run, noisier)
+    .venv/bin/python bench/engine.py            # about 10 s
+    .venv/bin/python bench/engine.py --quick    # about a second (smoke run, noisier)
 
 Every "full random deal" is: shuffle, bidding, discard (R5.3), chelem decision, poignée
 declarations, 72 plays with legal-move generation at every step, and scoring; annulled deals

@@ -19,6 +19,20 @@ Two entry points:
   :func:`outcome_score` turns it into the per-defender score of R10.
 
 All points are integer half points (R1.5 Reading), as in :mod:`scoring`.
+
+Typical use by a Monte Carlo player (``st`` the real deal, a sampled world for the hidden
+cards, ``rng`` a ``random.Random``)::
+
+    base = position_from_state(st, sampled_hands, stash=sampled_discard)
+    for card in candidate_cards:
+        p = base.copy()
+        play_card(p, card)
+        out = rollout(p, rng, inplace=True)           # or policy=heuristic_policy
+        value = outcome_score(p, out)                  # per defender, taker's side
+        # the taker's team values 3 * value (R10.5); a defender's team values -value each.
+
+Speed on this machine (``bench/engine.py``): about 17,000 complete random deals/s and
+25,000 random rollouts/s from the first card, on one core.
 """
 
 from __future__ import annotations
