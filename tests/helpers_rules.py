@@ -597,3 +597,12 @@ def bad_records() -> list[tuple[str, str, int]]:
     r["actions"][k]["card"] = "H3"
     add("revoke", r, k)
     return out
+
+
+def rotate(rows: Sequence[str], k: int) -> list[str]:
+    """The same deal with every seat moved ``k`` places on (seat s plays what seat s-k played)."""
+    out = []
+    for r in rows:
+        c = cards(r)
+        out.append(" ".join(c[(s - k) % 4] for s in range(4)))
+    return out
