@@ -606,3 +606,24 @@ def rotate(rows: Sequence[str], k: int) -> list[str]:
         c = cards(r)
         out.append(" ".join(c[(s - k) % 4] for s in range(4)))
     return out
+
+
+# R10.6: garde, the taker (seat 2) ends with 2 oudlers and 45 points, no bonus: +58 per defender.
+# TRUMPS turned two seats on; the defence wins the spade, heart and diamond tricks (42 points) and
+# the Petit is led early so that it is not in the last trick.
+R10_6_ROWS = rotate(
+    variant(
+        TRUMPS,
+        {
+            5: "S7 SK S9 S10",
+            6: "S8 SQ SC SJ",
+            7: "H7 HK H9 H10",
+            8: "H8 HQ HC HJ",
+            9: "D7 DK D9 D10",
+            10: "D8 DQ DC DJ",
+            13: "T1 S3 S5 S6",
+            18: "T17 C2 C4 C6",
+        },
+    ),
+    2,
+)

@@ -16,6 +16,7 @@ import pytest
 from helpers_rules import (
     BASE,
     PLAIN,
+    R10_6_ROWS,
     TRUMPS,
     TRUMPS_POIGNEE,
     Plan,
@@ -27,8 +28,9 @@ from helpers_rules import (
 )
 
 from server.rules import score
+from server.rules.cards import EXCUSE_BIT, FULL_DECK, codes_of, mask_of
 from server.rules.records import replay_line
-from server.rules.scoring import result_dict
+from server.rules.scoring import count, result_dict
 
 MULT = {"prise": 1, "garde": 2, "garde_sans": 4, "garde_contre": 6}
 TARGET = {0: 56, 1: 51, 2: 41, 3: 36}
@@ -300,22 +302,7 @@ def test_r9_3_exactly_on_target_is_won() -> None:
     """R9.3: garde contre; the defence wins the spade, heart and diamond tricks (16 + 16 + 15)
     and the club-queen trick (5), and the chien (3): the taker has 91 - 55 = 36 with three
     oudlers, exactly the target: won, base 25 x 6 = 150."""
-    rows = variant(
-        PLAIN,
-        {
-            6: "S3 SK S4 S5",
-            7: "S6 SQ S7 S8",
-            8: "S9 SC S10 SJ",
-            9: "H3 HK H4 H5",
-            10: "H6 HQ H7 H8",
-            11: "H9 HC H10 HJ",
-            12: "D2 DK D3 D4",
-            13: "D5 DQ D6 D7",
-            14: "D8 DC D9 D10",
-            16: "C4 CQ C5 C6",
-        },
-    )
-    plan = deal_from_tricks(rows, contract="garde_contre", taker=0)
+    plan = deal_from_tricks(variant(PLAIN, EXACT_TARGET), contract="garde_contre", taker=0)
     got = check(plan, expected(contract="garde_contre", oudlers=3, taker_points=36, base=150))
     assert got["won"] is True
 
@@ -545,3 +532,86 @@ def test_score_refuses_an_unfinished_deal() -> None:
     plan = deal_from_tricks(BASE, contract="garde", taker=0)
     with pytest.raises(ValueError):
         score(plan.start)
+
+
+# ---------------------------------------------------------------------------- R9.1, R9.2, R10.1, R10.6
+
+EXACT_TARGET = {
+    6: "S3 SK S4 S5",
+    7: "S6 SQ S7 S8",
+    8: "S9 SC S10 SJ",
+    9: "H3 HK H4 H5",
+    10: "H6 HQ H7 H8",
+    11: "H9 HC H10 HJ",
+    12: "D2 DK D3 D4",
+    13: "D5 DQ D6 D7",
+    14: "D8 DC D9 D10",
+    16: "C4 CQ C5 C6",
+}
+
+
+@pytest.mark.parametrize(
+    ("contract", "pile"),
+    [
+        ("prise", FULL_DECK & ~EXCUSE_BIT),  # tricks + discard; the Excuse stays with the defence
+        ("garde", FULL_DECK & ~EXCUSE_BIT),
+        ("garde_sans", FULL_DECK & ~EXCUSE_BIT),  # the chien instead of a discard
+        ("garde_contre", FULL_DECK & ~EXCUSE_BIT & ~mask_of(["S1", "S2", "H1", "H2", "D1", "D2"])),
+    ],
+)
+def test_r9_1_takers_pile(contract: str, pile: int) -> None:
+    """R9.1: BASE, the taker wins every trick: its pile is every trick card, plus the discard
+    (prise, garde) or the chien (garde sans), not the chien on a garde contre; the defender's
+    Excuse stays out, and R8.1's half point is added to the points."""
+    st = deal_from_tricks(BASE, contract=contract, taker=0).final()
+    c = count(st)
+    assert c.taker_pile == pile
+    assert c.taker_half == 2 * points(codes_of(pile)) + 1  # + the Excuse's half point
+
+
+@pytest.mark.parametrize(
+    ("name", "oudlers", "target"),
+    [("defenders_slam", 0, 56), ("petit_defended", 1, 51), ("base", 2, 41), ("plain", 3, 36)],
+)
+def test_r9_2_target_by_oudlers(name: str, oudlers: int, target: int) -> None:
+    """R9.2: 0 oudlers -> 56, 1 -> 51, 2 -> 41, 3 -> 36."""
+    plans = {
+        "defenders_slam": lambda: deal_from_tricks(
+            variant(PLAIN, {1: "T21 T14 T9 T16", 5: "T17 T10 T5 T4", 18: "EX DJ C10 CJ"}),
+            contract="garde_contre",
+            taker=1,
+        ),
+        "petit_defended": lambda: deal_from_tricks(
+            variant(PLAIN, {4: "T18 T11 T6 T15", 5: "T17 T10 T5 EX", 18: "CJ DJ C10 T1"}),
+            contract="garde_sans",
+            taker=0,
+        ),
+        "base": lambda: deal_from_tricks(BASE, contract="garde", taker=0),
+        "plain": lambda: deal_from_tricks(PLAIN, contract="garde_sans", taker=0),
+    }
+    res = result_dict(plans[name]().final())
+    assert (res["oudlers"], res["target"]) == (oudlers, target)
+
+
+def test_r10_1_lost_contract_is_negative_with_halves() -> None:
+    """R10.1: the exactly-on-target deal, but seat 2 wins the last trick (C10 DJ CJ EX, 3.5, the
+    Excuse still the taker's by R8.2): 32.5 against 36, lost by 3.5: -(25 + 3.5) x 6 = -171."""
+    rows = variant(PLAIN, {**EXACT_TARGET, 18: "C10 DJ CJ EX"})
+    plan = deal_from_tricks(rows, contract="garde_contre", taker=0)
+    got = check(plan, expected(contract="garde_contre", oudlers=3, taker_points=32.5, base=-171))
+    assert got["won"] is False
+
+
+def test_r10_1_won_contract_is_positive() -> None:
+    """R10.1: won by 46 on a garde: (25 + 46) x 2 = +142 (BASE, with the +200 of R10.4)."""
+    plan = deal_from_tricks(BASE, contract="garde", taker=0)
+    check(plan, expected(contract="garde", oudlers=2, taker_points=87, base=142, chelem=200))
+
+
+def test_r10_6_worked_example() -> None:
+    """R10.6: garde, the taker (seat 2) ends with 2 oudlers and 45 points, no bonus:
+    (25 + 4) x 2 = 58 per defender; each defender -58, the taker +174 (tests/data has the
+    record)."""
+    plan = deal_from_tricks(R10_6_ROWS, contract="garde", taker=2, dealer=1)
+    got = check(plan, expected(taker=2, contract="garde", oudlers=2, taker_points=45, base=58))
+    assert got["scores"] == [-58, -58, 174, -58]

@@ -19,36 +19,16 @@ sys.path.insert(0, str(HERE.parent.parent))
 from helpers_rules import (  # noqa: E402
     ALL_CODES,
     PLAIN,
+    R10_6_ROWS,
     TRUMPS,
     TRUMPS_POIGNEE,
     deal,
     deal_from_tricks,
-    rotate,
     run,
     variant,
 )
 
 from server.rules.records import record_of  # noqa: E402
-
-# R10.6: garde, the taker (seat 2) ends with 2 oudlers and 45 points, no bonus: +58 per defender.
-# TRUMPS turned two seats on; the defence wins the spade, heart and diamond tricks (42 points) and
-# the Petit is led early so that it is not in the last trick.
-R10_6_ROWS = rotate(
-    variant(
-        TRUMPS,
-        {
-            5: "S7 SK S9 S10",
-            6: "S8 SQ SC SJ",
-            7: "H7 HK H9 H10",
-            8: "H8 HQ HC HJ",
-            9: "D7 DK D9 D10",
-            10: "D8 DQ DC DJ",
-            13: "T1 S3 S5 S6",
-            18: "T17 C2 C4 C6",
-        },
-    ),
-    2,
-)
 
 
 def samples() -> dict[str, dict[str, Any]]:
