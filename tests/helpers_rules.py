@@ -299,6 +299,7 @@ class TeamCount:
     defence: Fraction
     taker_tricks: int
     taker_oudlers: int
+    winners: tuple[int, ...] = ()
 
 
 def count_record(rec: dict[str, Any]) -> TeamCount:
@@ -319,6 +320,7 @@ def count_record(rec: dict[str, Any]) -> TeamCount:
     adjust = Fraction(0)
     taker_tricks = 0
     won_by_taker: list[bool] = []
+    winners: list[int] = []
     for n in range(18):
         trick = plays[4 * n : 4 * n + 4]
         leader = trick[0][0]
@@ -327,6 +329,7 @@ def count_record(rec: dict[str, Any]) -> TeamCount:
             by_seat[s] = c
         slam = all(w == (leader == taker) for w in won_by_taker)
         w = plan_winner(leader, by_seat, last=n == 17, slam_so_far=slam)
+        winners.append(w)
         t_wins = w == taker
         won_by_taker.append(t_wins)
         taker_tricks += t_wins
@@ -355,7 +358,27 @@ def count_record(rec: dict[str, Any]) -> TeamCount:
         points(pile_d) - adjust,
         taker_tricks,
         sum(c in OUDLERS for c in pile_t),
+        tuple(winners),
     )
+
+
+def oracle_plays(hand: Iterable[str], trick: Sequence[str]) -> set[str]:
+    """Cards that may be played (R7.3-R7.6), from codes, written apart from the engine."""
+    hand = set(hand)
+    lead = next((_suit(c) for c in trick if c != "EX"), None)
+    if lead is None:
+        return hand
+    ex = hand & {"EX"}
+    if lead != "T":
+        follow = {c for c in hand if _suit(c) == lead}
+        if follow:
+            return follow | ex
+    trumps_held = {c for c in hand if _suit(c) == "T"}
+    if trumps_held:
+        high = max((int(c[1:]) for c in trick if _suit(c) == "T"), default=0)
+        over = {c for c in trumps_held if int(c[1:]) > high}
+        return (over or trumps_held) | ex
+    return hand
 
 
 # ---------------------------------------------------------------------------- illegal actions

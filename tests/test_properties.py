@@ -11,7 +11,7 @@ import json
 import random
 from typing import Any
 
-from helpers_rules import count_record, snapshot
+from helpers_rules import count_record, oracle_plays, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -91,10 +91,15 @@ def make_deal(spec: tuple[int, int, int | None, int, bool]) -> tuple[DealState, 
 
 def choose(state: DealState, rng: random.Random, favourite: int | None = None) -> Any:
     """A random legal action. In the bidding, ``favourite`` (the rigged seat) likes prise and
-    garde and the others often pass, so that discards (forced ones too) are common."""
+    garde and the others often pass, so that discards (forced ones too) are common. Checks the
+    offered plays and poignée levels against independent oracles first."""
     legal = legal_actions(state)
     assert legal is not None and not legal.is_empty()
     assert legal.seat == state.turn and legal.phase == state.phase
+    if legal.phase == PLAY:
+        hand = codes_of(state.hands[state.turn])
+        assert set(legal.plays) == oracle_plays(hand, [CODES[c] for c in state.trick])
+        assert {o.level for o in legal.poignees} == oracle_poignee_levels(state)
     if legal.bids and rng.random() < 0.8:
         if state.turn == favourite:
             low = [b for b in legal.bids if b in ("prise", "garde")]
@@ -193,6 +198,28 @@ def check_views(prev: DealState | None, action: Any, state: DealState) -> None:
             assert codes_in(deal_start_event(state, seat)) == set(codes_of(state.hands[seat]))
 
 
+def oracle_poignee_levels(state: DealState) -> set[str]:
+    """R6.3-R6.6: levels a seat may declare now (before its first card, once)."""
+    seat = state.turn
+    if state.poignees[seat] or state.has_played_first_trick(seat):
+        return set()
+    hand = state.hands[seat]
+    n = (hand & TRUMP_MASK).bit_count()
+    ex = bool(hand & EXCUSE_BIT)
+    out = {
+        level
+        for level, size in (("single", 10), ("double", 13), ("triple", 15))
+        if n >= size or (ex and n == size - 1)
+    }
+    if seat == state.taker and state.discard & TRUMP_MASK:
+        full = state.initial_hands[seat] | state.chien
+        if (full & KINGS_MASK) == KINGS_MASK and (full & TRUMP_MASK).bit_count() >= 15:
+            m = n + (state.discard & TRUMP_MASK).bit_count()
+            if m >= 15 or (ex and m == 14):
+                out.add("triple")
+    return out
+
+
 # ---------------------------------------------------------------------------- wrong actions
 
 
@@ -289,6 +316,7 @@ def check_finished(state: DealState) -> dict[str, Any]:
     pd = res["per_defender"]
     assert res["scores"] == [3 * pd if x == res["taker"] else -pd for x in range(4)]
     recount = count_record(rec)
+    assert recount.winners == tuple(w for _, _, w in state.tricks)
     assert recount.taker == res["taker_points"]
     assert res["taker_points"] + recount.defence == 91
     assert recount.taker_oudlers == res["oudlers"]
