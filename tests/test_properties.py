@@ -377,3 +377,73 @@ def test_rigged_deals_reach_interesting_situations() -> None:
         else:
             seen.add(CONTRACTS[state.contract])
     assert {"poignee", "forced", "prise", "garde", "garde_sans", "garde_contre"} <= seen
+
+
+# ---------------------------------------------------------------------------- replay never crashes
+
+_GOOD: dict[str, Any] = {}
+
+
+def _good() -> dict[str, Any]:
+    if not _GOOD:
+        from helpers_rules import good_record
+
+        _GOOD.update(good_record())
+    return _GOOD
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=6)
+    | st.sampled_from(["S1", "EX", "T21", "garde", "play", "bid", "pass"]),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, database=None)
+@given(
+    path=st.lists(st.integers(0, 100), min_size=1, max_size=4),
+    value=json_values,
+    mode=st.sampled_from(["set", "delete", "truncate"]),
+    cut=st.integers(0, 20000),
+)
+def test_replay_line_never_crashes(path: list[int], value: Any, mode: str, cut: int) -> None:
+    """Whatever a record is mutated into, replay_line answers a result or an error object whose
+    index is -1 or a real action index, and never raises."""
+    import copy
+
+    rec = copy.deepcopy(_good())
+    if mode == "truncate":
+        data = json.dumps(rec)[: cut % (len(json.dumps(rec)) + 1)]
+    else:
+        node: Any = rec
+        for i, step in enumerate(path):
+            keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+            if not keys:
+                break
+            key = keys[step % len(keys)]
+            last = i == len(path) - 1 or not isinstance(node[key], dict | list)
+            if last:
+                if mode == "delete":
+                    del node[key]
+                else:
+                    node[key] = value
+                break
+            node = node[key]
+        data = json.dumps(rec)
+    ok, res = replay_line(data)
+    if ok:
+        assert res["status"] in ("played", "annulled")
+        assert sum(res["scores"]) == 0
+    else:
+        err = res["error"]
+        acts = rec.get("actions")
+        n_actions = len(acts) if isinstance(acts, list) else 0
+        assert err["action_index"] == -1 or 0 <= err["action_index"] < max(n_actions, 1)
+        assert isinstance(err["reason"], str)
