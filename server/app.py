@@ -185,8 +185,9 @@ class Server:
             m.connections_open -= 1
             sess.closed = True
             self.lobby.gone(sess)
-            if ws.close_code == CloseCode.MESSAGE_TOO_BIG:
-                m.closes[CloseCode.MESSAGE_TOO_BIG] += 1
+            sent = ws.protocol.close_sent  # the close frame the server sent, if it did
+            if sent is not None:
+                m.closes[sent.code] += 1
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
@@ -201,7 +202,7 @@ class Server:
             return
         if not sess.allow():
             if sess.abusive:
-                sess.abort(CloseCode.RATE_LIMITED, "rate limit exceeded repeatedly")
+                sess.close_after_flush(CloseCode.RATE_LIMITED, "rate limit exceeded repeatedly")
             else:
                 sess.error(_peek_id(frame), ErrorCode.RATE_LIMITED, "too many messages; slow down")
             return

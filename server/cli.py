@@ -92,6 +92,36 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         default=_env("ATOUT_LOG_LEVEL", "info"),
         help="debug, info, warning, error (ATOUT_LOG_LEVEL)",
     )
+    p.add_argument(
+        "--think-delay",
+        type=float,
+        default=float(_env("ATOUT_THINK_DELAY", "0.8")),
+        help="default seconds an AI waits before acting, per table (ATOUT_THINK_DELAY)",
+    )
+    p.add_argument(
+        "--deal-pause",
+        type=float,
+        default=float(_env("ATOUT_DEAL_PAUSE", "3")),
+        help="default seconds between two deals, per table (ATOUT_DEAL_PAUSE)",
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=float(_env("ATOUT_GRACE", "60")),
+        help="seconds a disconnected player keeps the seat (ATOUT_GRACE)",
+    )
+    p.add_argument(
+        "--absent-wait",
+        type=float,
+        default=float(_env("ATOUT_ABSENT_WAIT", "5")),
+        help="seconds an absent player's turn waits before the AI plays it (ATOUT_ABSENT_WAIT)",
+    )
+    p.add_argument(
+        "--max-tables",
+        type=int,
+        default=int(_env("ATOUT_MAX_TABLES", "5000")),
+        help="open tables at most (ATOUT_MAX_TABLES)",
+    )
     p.set_defaults(func=_serve)
 
 

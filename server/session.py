@@ -134,9 +134,10 @@ class Session:
         self.send(_encode(msg))
 
     def close_after_flush(self, code: int, reason: str) -> None:
-        """Send what is queued, then close with ``code``."""
+        """Send what is queued, then close with ``code``; nothing more is queued after it."""
         if self.closed:
             return
+        self.closed = True
         self._out.append(_CloseMark(code, reason))
         self._wake.set()
 
@@ -146,7 +147,6 @@ class Session:
             return
         self.closed = True
         self._out.clear()
-        self.metrics.closes[code] += 1
         self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
@@ -167,7 +167,6 @@ class Session:
                     item = out.popleft()
                     if type(item) is _CloseMark:
                         self.closed = True
-                        self.metrics.closes[item.code] += 1
                         await ws.close(item.code, item.reason)
                         return
                     await ws.send(item, text=True)

@@ -1,0 +1,124 @@
+"""HTTP on the WebSocket port (/healthz, /metrics), the `serve` command, and shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from helpers_server import Client, autoplay, create_table, running_server, table_finished
+from websockets.asyncio.client import connect
+
+from protocol import CloseCode
+from server.app import Server
+from server.lobby import Config
+
+
+def _get(port: int, path: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+            return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type", ""), e.read().decode()
+
+
+async def test_healthz_and_metrics(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "h.db") as srv:
+        status, _, body = await asyncio.to_thread(_get, srv.port, "/healthz")
+        assert (status, body) == (200, "ok\n")
+        c = await Client.connect(srv.port, "m")
+        tid = await create_table(c, deals=2)
+        await c.join(tid)
+        await c.request({"type": "start", "table": tid})
+        await autoplay(c, tid, random.Random(1), table_finished)
+        await c.send_raw("not json")
+        await c.wait_for(lambda m: m.get("code") == "bad_json")
+        status, ctype, text = await asyncio.to_thread(_get, srv.port, "/metrics")
+        assert status == 200 and ctype.startswith("text/plain; version=0.0.4")
+        values = dict(re.findall(r"^(atout_[a-z_]+(?:\{[^}]*\})?) (\S+)$", text, re.M))
+        assert values["atout_connections_open"] == "1"
+        assert values["atout_deals_finished_total"] == "2"
+        assert values['atout_tables{state="finished"}'] == "1"
+        assert values['atout_errors_total{code="bad_json"}'] == "1"
+        assert int(values["atout_messages_in_total"]) > 20
+        assert int(values["atout_messages_out_total"]) > 100
+        assert float(values["atout_event_loop_lag_seconds"]) >= 0
+        for line in text.splitlines():  # Prometheus text format: HELP, TYPE or a sample
+            assert line.startswith("# HELP ") or line.startswith("# TYPE ") or " " in line
+        await c.close()
+
+
+class _BrokenStore:
+    async def writable(self) -> bool:
+        return False
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_healthz_is_503_when_the_store_cannot_write() -> None:
+    srv = Server(Config(port=0), _BrokenStore())
+    port = await srv.start()
+    try:
+        status, _, body = await asyncio.to_thread(_get, port, "/healthz")
+        assert status == 503 and "not writable" in body
+    finally:
+        await srv.stop()
+
+
+async def test_stop_closes_connections_with_going_away() -> None:
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "bye")
+        tid = await create_table(c, deals=1)
+        await c.join(tid)
+        await srv.stop()
+        await asyncio.wait_for(c._reader, 5)
+        assert c.closed_code == CloseCode.GOING_AWAY
+
+
+async def test_serve_command_logs_how_to_connect_and_exits_0_on_sigterm(tmp_path: Path) -> None:
+    env = {**os.environ, "ATOUT_PORT": "0", "ATOUT_DB": str(tmp_path / "cli.db")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--think-delay", "0", "--deal-pause", "0"],
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        port = None
+        log = []
+        for _ in range(20):
+            line = await asyncio.to_thread(proc.stderr.readline)
+            log.append(line)
+            m = re.search(r"listening on ws://127\.0\.0\.1:(\d+)", line)
+            if m:
+                port = int(m.group(1))
+                break
+        assert port, log
+        line = await asyncio.to_thread(proc.stderr.readline)
+        assert '"type": "hello"' in line and "PROTOCOL.md" in line  # how to connect
+        async with connect(f"ws://127.0.0.1:{port}", subprotocols=["atout.v1"]) as ws:  # type: ignore[list-item]
+            c = Client(ws, "cli")
+            await c.request({"type": "hello", "version": 1, "name": "cli"})
+            tid = await create_table(c, deals=1)
+            await c.join(tid)
+            await c.request({"type": "start", "table": tid})
+            await autoplay(c, tid, random.Random(1), table_finished)
+            proc.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(c._reader, 10)
+            assert c.closed_code == CloseCode.GOING_AWAY
+        rc = await asyncio.to_thread(proc.wait, 10)
+        assert rc == 0
+        assert (tmp_path / "cli.db").exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

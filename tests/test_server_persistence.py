@@ -1,0 +1,81 @@
+"""Persistence through the real SQLite store: finished deals and scores survive a server
+restart, and exported records replay to the results the players saw."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers_server import Client, autoplay, create_table, is_event, running_server, table_finished
+
+from server.store import Store
+
+SERVER = [sys.executable, "-m", "server.cli"]
+
+
+async def _play(port: int, name: str, deals: int, seed: int) -> tuple[str, Client]:
+    c = await Client.connect(port, name)
+    tid = await create_table(c, deals=deals)
+    await c.join(tid)
+    await c.request({"type": "start", "table": tid})
+    await autoplay(c, tid, random.Random(seed), table_finished)
+    return tid, c
+
+
+async def test_deals_and_scores_survive_a_restart_and_export_replays(tmp_path: Path) -> None:
+    db = tmp_path / "atout.db"
+    seen: dict[str, list[dict]] = {}
+    totals: dict[str, list[float]] = {}
+    async with running_server(db) as srv:
+        tid1, c1 = await _play(srv.port, "alice", 3, 1)
+        # a second table still playing when the server stops: its finished deals are kept
+        c3 = await Client.connect(srv.port, "carol")
+        tid3 = await create_table(c3, deals=50, think_delay=0.001)
+        await c3.join(tid3)
+        await c3.request({"type": "start", "table": tid3})
+        await autoplay(c3, tid3, random.Random(3), is_event("deal_over"))
+    for tid, c in ((tid1, c1), (tid3, c3)):
+        seen[tid] = [m["event"] for m in c.events(tid) if is_event("deal_over")(m)]
+        scores = [m["event"]["total"] for m in c.events(tid) if is_event("scores")(m)]
+        totals[tid] = scores[-1]
+    assert c3.closed_code == 1001  # going away
+
+    # restart on the same file: it opens, migrates nothing, and plays on
+    async with running_server(db) as srv:
+        tid2, c2 = await _play(srv.port, "bob", 1, 2)
+        seen[tid2] = [m["event"] for m in c2.events(tid2) if is_event("deal_over")(m)]
+        totals[tid2] = seen[tid2][0]["result"]["scores"]
+        await c2.close()
+
+    store = Store(str(db))
+    try:
+        for tid in (tid1, tid2, tid3):
+            assert store.table_scores(tid) == totals[tid]
+            stored = list(store.deals(tid))
+            assert [d["result"] for d in stored] == [e["result"] for e in seen[tid]]
+            assert [{k: v for k, v in d.items() if k != "meta"} for d in stored] == [
+                e["record"] for e in seen[tid]
+            ]
+        assert store.table(tid1)["status"] == "finished"
+        assert store.table(tid3)["status"] == "shutdown"
+    finally:
+        store.close()
+
+    exported = subprocess.run(
+        [*SERVER, "export", "--db", str(db)], capture_output=True, check=True, timeout=60
+    ).stdout
+    lines = exported.decode().splitlines()
+    assert len(lines) == sum(len(v) for v in seen.values())
+    replayed = subprocess.run(
+        [*SERVER, "replay", "-"], input=exported, capture_output=True, timeout=60
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    results = [json.loads(x) for x in replayed.stdout.decode().splitlines()]
+    by_table: dict[str, list[dict]] = {}
+    for line, result in zip(lines, results, strict=True):
+        by_table.setdefault(json.loads(line)["meta"]["table_id"], []).append(result)
+    for tid, events in seen.items():
+        assert by_table[tid] == [e["result"] for e in events]

@@ -1,0 +1,166 @@
+"""Whole games over real sockets: one human with three AI, four humans, a spectator, and
+twenty tables at once."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+from helpers_server import (
+    Client,
+    autoplay,
+    check_no_leaks,
+    check_versions,
+    create_table,
+    is_event,
+    running_server,
+    table_finished,
+)
+
+from server.rules.records import replay_line
+from server.store import Store
+
+
+async def test_one_client_with_three_ai_plays_complete_deals(tmp_path: Path) -> None:
+    db = tmp_path / "atout.db"
+    async with running_server(db) as srv:
+        c = await Client.connect(srv.port, "alice")
+        tid = await create_table(c, name="solo", deals=3, ai="random")
+        await c.join(tid, seat=2)
+        assert (await c.request({"type": "start", "table": tid}))["type"] == "ok"
+        await autoplay(c, tid, random.Random(1), table_finished)
+        overs = [m["event"] for m in c.events(tid) if m["event"]["type"] == "deal_over"]
+        scores = [m["event"] for m in c.events(tid) if m["event"]["type"] == "scores"]
+        assert len(overs) == 3 and len(scores) == 3
+        total = [0.0] * 4
+        for over, sc in zip(overs, scores, strict=True):
+            assert sc["deal"] == over["result"]["scores"]
+            total = [a + b for a, b in zip(total, sc["deal"], strict=True)]
+            assert sc["total"] == total
+            ok, result = replay_line(__import__("json").dumps(over["record"]))
+            assert ok and result == over["result"]
+        assert sum(total) == 0
+        # R2.4: the dealer moves one seat to the right each deal
+        dealers = [
+            m["event"]["dealer"] for m in c.events(tid) if m["event"]["type"] == "deal_start"
+        ]
+        assert [(d - dealers[0]) % 4 for d in dealers] == [0, 1, 2]
+        check_versions(c, tid)
+        assert check_no_leaks(c, tid, 2) == 3
+        assert not c.decode_errors
+        assert not [m for m in c.msgs if m["type"] == "error"]
+        await c.close()
+    store = Store(str(db))
+    try:
+        assert store.table_scores(tid) == total
+        deals = list(store.deals(tid))
+        assert [d["meta"]["deal_no"] for d in deals] == [1, 2, 3]
+        assert all(d["meta"]["players"][2] == "alice" for d in deals)
+    finally:
+        store.close()
+
+
+async def test_four_humans_play_a_full_deal() -> None:
+    async with running_server() as srv:
+        clients = [await Client.connect(srv.port, f"p{i}") for i in range(4)]
+        tid = await create_table(clients[0], deals=1)
+        for i, c in enumerate(clients):
+            await c.join(tid, seat=i)
+        # four players: the table starts by itself
+        await asyncio.gather(
+            *(
+                autoplay(c, tid, random.Random(10 + i), table_finished)
+                for i, c in enumerate(clients)
+            )
+        )
+        records = []
+        for i, c in enumerate(clients):
+            check_versions(c, tid)
+            assert check_no_leaks(c, tid, i) == 1
+            assert not c.decode_errors
+            (over,) = [m["event"] for m in c.events(tid) if m["event"]["type"] == "deal_over"]
+            records.append(over["record"])
+            # every seat saw the same sequence of versions
+            assert [m["v"] for m in c.events(tid)][-1] == clients[0].events(tid)[-1]["v"]
+        assert all(r == records[0] for r in records)
+        for c in clients:
+            await c.close()
+
+
+async def test_spectator_follows_a_deal() -> None:
+    async with running_server() as srv:
+        player = await Client.connect(srv.port, "player")
+        spec = await Client.connect(srv.port, "watcher")
+        tid = await create_table(player, deals=2)
+        await player.join(tid, seat=0)
+        w = await spec.request({"type": "watch", "table": tid})
+        assert w["type"] == "watching"
+        _, snap = await spec.wait_for(lambda m: m["type"] == "snapshot")
+        assert snap["seat"] is None and snap["info"]["seats"][0]["name"] == "player"
+        await player.request({"type": "start", "table": tid})
+        await autoplay(player, tid, random.Random(3), table_finished)
+        await spec.wait_for(table_finished)
+        assert not [m for m in spec.msgs if m["type"] == "your_turn"]
+        starts = [m for m in spec.events(tid) if m["event"]["type"] == "deal_start"]
+        assert len(starts) == 2 and all(m["event"]["hand"] is None for m in starts)
+        check_versions(spec, tid)
+        assert check_no_leaks(spec, tid, None) == 2
+        # the spectator's stream is the players' stream minus what only a seat sees
+        assert [m["v"] for m in spec.events(tid)] == [
+            m["v"] for m in player.events(tid) if m["v"] > snap["v"]
+        ]
+        spec_overs = [
+            m["event"]["record"] for m in spec.events(tid) if m["event"]["type"] == "deal_over"
+        ]
+        play_overs = [
+            m["event"]["record"] for m in player.events(tid) if m["event"]["type"] == "deal_over"
+        ]
+        assert spec_overs == play_overs
+        assert not spec.decode_errors
+        await spec.close()
+        await player.close()
+
+
+async def test_twenty_tables_play_concurrently_with_ai() -> None:
+    async with running_server() as srv:
+        clients = [await Client.connect(srv.port, f"c{i}") for i in range(20)]
+        tids = [await create_table(c, deals=2) for c in clients]
+        for c, tid in zip(clients, tids, strict=True):
+            await c.join(tid)
+            await c.request({"type": "start", "table": tid})
+        await asyncio.gather(
+            *(
+                autoplay(c, tid, random.Random(i), table_finished, timeout=60)
+                for i, (c, tid) in enumerate(zip(clients, tids, strict=True))
+            )
+        )
+        for c, tid in zip(clients, tids, strict=True):
+            assert sum(1 for m in c.events(tid) if is_event("deal_over")(m)) == 2
+            check_versions(c, tid)
+            assert not c.decode_errors
+        assert srv.lobby.by_state() == {"finished": 20}
+        for c in clients:
+            await c.close()
+
+
+async def test_table_restart_and_close() -> None:
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "r")
+        tid = await create_table(c, deals=1)
+        await c.join(tid)
+        await c.request({"type": "start", "table": tid})
+        await autoplay(c, tid, random.Random(5), table_finished)
+        r = await c.request({"type": "restart", "table": tid})
+        assert r["type"] == "ok"
+        m = await autoplay(c, tid, random.Random(6), table_finished)
+        assert m["event"]["series"] == 2 and m["event"]["deal_no"] == 2
+        listed = await c.request({"type": "list_tables"})
+        assert [t["state"] for t in listed["tables"] if t["table"] == tid] == ["finished"]
+        assert (await c.request({"type": "close", "table": tid}))["type"] == "ok"
+        await c.wait_for(is_event("table_state", state="closed"))
+        listed = await c.request({"type": "list_tables"})
+        assert tid not in [t["table"] for t in listed["tables"]]
+        r = await c.request({"type": "join", "table": tid})
+        assert r["code"] == "no_such_table"
+        await c.close()

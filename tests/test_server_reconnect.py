@@ -1,0 +1,181 @@
+"""Reconnection: resuming a seat with its token (missed events or a snapshot), token
+replacement, the AI standing in for an absent player, grace expiry and the turn timer."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import pytest
+from helpers_server import (
+    Client,
+    autoplay,
+    check_no_leaks,
+    check_versions,
+    create_table,
+    is_event,
+    running_server,
+    table_finished,
+)
+
+from protocol import CloseCode
+
+
+def _event_vs(c: Client, tid: str) -> list[int]:
+    return [m["v"] for m in c.events(tid)]
+
+
+def _trick(n: int) -> Any:
+    return is_event("trick", number=n)
+
+
+async def _start_solo(c: Client, **options: Any) -> str:
+    tid = await create_table(c, **options)
+    await c.join(tid, seat=0)
+    await c.request({"type": "start", "table": tid})
+    return tid
+
+
+@pytest.mark.parametrize("how", ["resume", "hello"])
+async def test_reconnect_mid_deal_gets_missed_events(how: str) -> None:
+    # the absent seat's turn waits long enough for the player to come back
+    async with running_server(absent_wait=5.0, grace=10.0) as srv:
+        c1 = await Client.connect(srv.port, "ann")
+        tid = await _start_solo(c1, deals=1)
+        await autoplay(c1, tid, random.Random(1), _trick(3))
+        token = c1.token
+        await c1.close()
+        last_v = c1.events(tid)[-1]["v"]  # the last version this connection received
+        # the AI seats play on until it is ann's turn
+        await asyncio.sleep(0.1)
+        assert srv.lobby.tables[tid].v > last_v or srv.lobby.tables[tid].deal.turn == 0
+        if how == "resume":
+            c2 = await Client.connect(srv.port, "ann")
+            r = await c2.request({"type": "resume", "token": token, "v": last_v})
+            assert r["type"] == "joined" and r["seat"] == 0 and r["token"] == token
+        else:
+            c2 = await Client.connect(srv.port, "ann", hello=False)
+            w = await c2.request(
+                {"type": "hello", "version": 1, "name": "ann", "token": token, "v": last_v}
+            )
+            assert w["type"] == "welcome" and w["resumed"] == {"table": tid, "seat": 0}
+        # missed events, not a snapshot; numbering continues right after last_v
+        assert not [m for m in c2.msgs if m["type"] == "snapshot"]
+        _, prompt = await c2.wait_for(lambda m: m["type"] == "your_turn")
+        vs = _event_vs(c2, tid)
+        assert vs[0] == last_v + 1 and vs == list(range(vs[0], vs[0] + len(vs)))
+        # the last replayed event is the seat coming back
+        assert c2.events(tid)[-1]["event"] == {
+            "type": "seat",
+            "seat": 0,
+            "kind": "human",
+            "name": "ann",
+            "connected": True,
+            "ai": None,
+        }
+        assert prompt["v"] == vs[-1]
+        await autoplay(c2, tid, random.Random(2), table_finished)
+        check_versions(c2, tid)
+        # together the two connections saw every version once, after c1's first snapshot
+        first = next(m["v"] for m in c1.msgs if m["type"] == "snapshot")
+        seen = _event_vs(c1, tid) + _event_vs(c2, tid)
+        assert seen == list(range(first + 1, c2.events(tid)[-1]["v"] + 1))
+        assert not c2.decode_errors
+        await c2.close()
+
+
+async def test_resume_without_version_gets_a_snapshot_and_the_deal_finishes() -> None:
+    async with running_server(absent_wait=5.0) as srv:
+        c1 = await Client.connect(srv.port, "bo")
+        tid = await _start_solo(c1, deals=1)
+        await autoplay(c1, tid, random.Random(3), _trick(5))
+        token = c1.token
+        await c1.close()
+        await asyncio.sleep(0.05)
+        c2 = await Client.connect(srv.port, "bo")
+        r = await c2.request({"type": "resume", "token": token})
+        assert r["type"] == "joined"
+        _, snap = await c2.wait_for(lambda m: m["type"] == "snapshot")
+        deal = snap["deal"]
+        assert snap["seat"] == 0 and deal["seat"] == 0 and len(deal["tricks"]) >= 5
+        assert deal["hand"] is not None and deal["record"] is None
+        assert snap["v"] == srv.lobby.tables[tid].v - 1  # then the "connected" seat event
+        await autoplay(c2, tid, random.Random(4), table_finished)
+        check_versions(c2, tid)
+        assert check_no_leaks(c2, tid, 0) == 1
+        await c2.close()
+
+
+async def test_resume_from_a_version_older_than_the_log_gets_a_snapshot() -> None:
+    async with running_server(event_log=8, absent_wait=5.0) as srv:
+        c1 = await Client.connect(srv.port, "cy")
+        tid = await _start_solo(c1, deals=1)
+        await autoplay(c1, tid, random.Random(5), _trick(4))
+        token = c1.token
+        await c1.close()
+        c2 = await Client.connect(srv.port, "cy")
+        assert (await c2.request({"type": "resume", "token": token, "v": 1}))["type"] == "joined"
+        await c2.wait_for(lambda m: m["type"] == "snapshot")
+        await autoplay(c2, tid, random.Random(6), table_finished)
+        check_versions(c2, tid)
+        await c2.close()
+
+
+async def test_second_connection_with_the_token_replaces_the_first() -> None:
+    async with running_server() as srv:
+        c1 = await Client.connect(srv.port, "dee")
+        tid = await _start_solo(c1, deals=1)
+        await autoplay(c1, tid, random.Random(7), _trick(2))
+        c2 = await Client.connect(srv.port, "dee")
+        v = c1.events(tid)[-1]["v"]
+        r = await c2.request({"type": "resume", "token": c1.token, "v": v})
+        assert r["type"] == "joined"
+        await asyncio.wait_for(c1._reader, 5)
+        assert c1.closed_code == CloseCode.REPLACED
+        # the seat never looked disconnected to the others
+        assert not [m for m in c2.events(tid) if is_event("seat", connected=False)(m)]
+        await autoplay(c2, tid, random.Random(8), table_finished)
+        await c2.close()
+
+
+async def test_absent_player_is_played_by_the_ai_then_released_after_grace() -> None:
+    async with running_server(absent_wait=0.05, grace=0.2, think_delay=0.005) as srv:
+        c1 = await Client.connect(srv.port, "eve")
+        watcher = await Client.connect(srv.port, "w")
+        tid = await create_table(c1, deals=2)
+        await c1.join(tid, seat=3)
+        await watcher.request({"type": "watch", "table": tid})
+        await c1.request({"type": "start", "table": tid})
+        await c1.wait_for(lambda m: m["type"] == "your_turn")
+        token = c1.token
+        await c1.close()
+        _, gone = await watcher.wait_for(is_event("seat", seat=3, connected=False))
+        assert gone["event"]["kind"] == "human" and gone["event"]["ai"] == "random"
+        # the table does not stall: the AI plays for seat 3, and after the grace period the
+        # seat becomes an AI seat for good
+        await watcher.wait_for(is_event("seat", seat=3, kind="ai"), timeout=5)
+        await watcher.wait_for(table_finished, timeout=20)
+        check_versions(watcher, tid)
+        c2 = await Client.connect(srv.port, "eve")
+        r = await c2.request({"type": "resume", "token": token})
+        assert r["type"] == "error" and r["code"] == "bad_token"
+        await c2.close()
+        await watcher.close()
+
+
+async def test_turn_timer_lets_the_ai_play_for_a_silent_player() -> None:
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "slow")
+        tid = await _start_solo(c, deals=1, turn_timer=0.02)
+        _, prompt = await c.wait_for(lambda m: m["type"] == "your_turn")
+        assert prompt["timer"] == 0.02
+        # never answer: the table still finishes, the AI playing seat 0's moves
+        await c.wait_for(table_finished, timeout=20)
+        acted = [
+            m
+            for m in c.events(tid)
+            if m["event"].get("seat") == 0 and m["event"]["type"] in ("bid", "play")
+        ]
+        assert len(acted) >= 18
+        await c.close()
