@@ -547,7 +547,7 @@ def apply(st: DealState, action: Action) -> DealState:
         try:
             cards = mask_of(action.cards)
         except UnknownCard as e:
-            raise IllegalAction("R1.2", str(e)) from None
+            raise IllegalAction("R1.2", str(e).removeprefix("R1.2: ")) from None
         check_poignee(st, seat, cards, len(action.cards))
         new = st._copy()
         p = list(st.poignees)
@@ -610,7 +610,7 @@ def _discard(st: DealState, action: Discard) -> DealState:
     try:
         cards = mask_of(action.cards)
     except UnknownCard as e:
-        raise IllegalAction("R1.2", str(e)) from None
+        raise IllegalAction("R1.2", str(e).removeprefix("R1.2: ")) from None
     hand = st.hands[st.taker]
     check_discard(hand, cards, len(action.cards))
     new = st._copy()
@@ -627,7 +627,7 @@ def _play(st: DealState, action: Play) -> DealState:
     try:
         card = parse(action.card)
     except UnknownCard as e:
-        raise IllegalAction("R1.2", str(e)) from None
+        raise IllegalAction("R1.2", str(e).removeprefix("R1.2: ")) from None
     seat = st.turn
     hand = st.hands[seat]
     bit = 1 << card
