@@ -45,6 +45,7 @@ class Knowledge:
     """The play-phase knowledge of ``seat`` (see module doc). All card sets are bitmasks."""
 
     __slots__ = (
+        "bids",
         "chelem",
         "chien",
         "contract",
@@ -69,6 +70,7 @@ class Knowledge:
     )
 
     seat: int
+    bids: list[tuple[int, int]]  # (seat, contract index) in speaking order
     taker: int
     contract: int
     dealer: int
@@ -100,6 +102,7 @@ def read_view(view: dict[str, Any]) -> Knowledge:
     k.taker = -1 if taker is None else taker
     k.contract = CONTRACT_INDEX[view["contract"]] if view["contract"] else 0
     k.chelem = bool(view.get("chelem_announced"))
+    k.bids = [(b["seat"], CONTRACT_INDEX[b["contract"]]) for b in view["bids"]]
     k.hand = mask(view["hand"])
     k.hand_sizes = list(view["hand_sizes"])
     k.chien = mask(view["chien"]) if view.get("chien") else 0

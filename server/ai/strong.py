@@ -20,6 +20,7 @@ from typing import Any
 from server.rules import Action, Legal, Play
 from server.rules.cards import CODES, HALF_POINTS, INDEX, OUDLERS_MASK, SUIT_OF
 
+from .evaluate import choose_bid
 from .heuristic import play_pos, pre_play_action
 from .kernel import Pos
 from .knowledge import Knowledge, half_points, read_view, template_pos
@@ -109,12 +110,18 @@ class StrongBot:
         objective: str = "score",
         exact_tricks: int = 3,
         max_samples: int = 400,
+        confidence: float | None = 2.5,
+        min_samples: int = 16,
+        bid_inference: float | None = 0.1,
     ) -> None:
         self.rng = random.Random(seed)
         self.budget_ms = budget_ms
         self.objective = objective
         self.exact_tricks = exact_tricks
         self.max_samples = max_samples
+        self.confidence = confidence
+        self.min_samples = min_samples
+        self.bid_inference = bid_inference
         self.last_stats: dict[str, Any] = {}
 
     def choose(self, view: dict[str, Any], legal: Legal, budget_ms: float | None = None) -> Action:
@@ -156,14 +163,31 @@ class StrongBot:
         if len(cands) == 1:
             return {}, {}, cands[0]
         sampler = Sampler(k)
+        bid_check = _BidCheck(k) if self.bid_inference is not None else None
         sign = 1 if me == k.taker else -1
         hidden_for_taker = k.contract != 4
         objective = self.objective
         exact = 18 - base.n_tricks <= self.exact_tricks
         rng = self.rng
+        values: list[list[int]] = [[] for _ in cands]
         n = 0
-        while n < self.max_samples and time.perf_counter() < deadline:
+        rejected = 0
+        stop_reason = "samples"
+        while n < self.max_samples:
+            if time.perf_counter() >= deadline:
+                stop_reason = "deadline"
+                break
             hands, hidden = sampler.sample(rng)
+            # Deals that contradict the bidding are kept only now and then: the bids of a
+            # human need not follow our scale.
+            if (
+                bid_check is not None
+                and rejected < 200
+                and not bid_check.plausible(hands, hidden)
+                and rng.random() >= self.bid_inference  # type: ignore[operator]
+            ):
+                rejected += 1
+                continue
             world = base.copy()
             world.hands = hands
             if hidden and hidden_for_taker:
@@ -178,22 +202,84 @@ class StrongBot:
                 else:
                     rollout(q)
                     v = q.value(objective)
-                vals.append(v)
-                if time.perf_counter() >= deadline and n > 0:
+                vals.append(sign * v)
+                if n > 0 and time.perf_counter() >= deadline:
                     break
             if len(vals) < len(cands):
+                stop_reason = "deadline"
                 break  # an incomplete sample would bias the comparison
-            for c, v in zip(cands, vals, strict=True):
-                sums[c] += sign * v
-                counts[c] += 1
+            for lst, v in zip(values, vals, strict=True):
+                lst.append(v)
             n += 1
+            if (
+                self.confidence
+                and n >= self.min_samples
+                and n % 4 == 0
+                and _clear_winner(values, self.confidence)
+            ):
+                stop_reason = "clear"
+                break
+        for c, lst in zip(cands, values, strict=True):
+            sums[c] = sum(lst)
+            counts[c] = len(lst)
         self.last_stats = {
             "samples": n,
             "candidates": len(cands),
             "ms": (time.perf_counter() - t0) * 1000,
             "exact": exact,
+            "stop": stop_reason,
+            "rejected": rejected,
         }
         return sums, counts, fallback
+
+
+def _clear_winner(values: list[list[int]], z: float) -> bool:
+    """True when the best candidate beats every other one by ``z`` standard errors of the
+    paired difference (or ties it exactly on every sample)."""
+    n = len(values[0])
+    means = [sum(v) / n for v in values]
+    b = max(range(len(values)), key=means.__getitem__)
+    vb = values[b]
+    for j, vj in enumerate(values):
+        if j == b:
+            continue
+        d = [x - y for x, y in zip(vb, vj, strict=True)]
+        m = sum(d) / n
+        var = sum((x - m) ** 2 for x in d) / (n - 1)
+        if var == 0:
+            continue  # a constant difference (often none at all): nothing more to learn
+        if m * m < z * z * var / n:
+            return False
+    return True
+
+
+class _BidCheck:
+    """Is a sampled deal consistent with the bids, read with our own bidding scale?"""
+
+    def __init__(self, k: Knowledge) -> None:
+        self.me = k.seat
+        self.bids = k.bids
+        self.extra = [k.played_by[s] for s in range(4)]
+        self.taker = k.taker
+        self.chien = k.chien if k.contract <= 2 else 0
+        if k.taker >= 0 and k.contract <= 2:
+            self.extra[k.taker] |= k.discard_known
+
+    def plausible(self, hands: list[int], hidden: int) -> bool:
+        best = 0
+        for seat, contract in self.bids:
+            if seat == self.me:
+                if contract:
+                    best = contract
+                continue
+            dealt = hands[seat] | self.extra[seat]
+            if seat == self.taker and self.chien:
+                dealt = (dealt | hidden) & ~self.chien
+            if choose_bid(dealt, best) != contract:
+                return False
+            if contract:
+                best = contract
+        return True
 
 
 def _legal_of(p: Pos, k: Knowledge) -> int:
