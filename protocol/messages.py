@@ -632,6 +632,7 @@ class YourTurn(_Push, tag="your_turn", kw_only=True):
     v: Annotated[int, Meta(description="table version this prompt is valid at")]
     seat: SeatNo
     legal: LegalActions
+    hand: Annotated[list[Card], Meta(description="the seat's cards now (as in its view)")] = []
     timer: Annotated[
         float | None, Meta(description="seconds before the AI plays for this seat; null: none")
     ] = None

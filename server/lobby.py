@@ -47,6 +47,7 @@ class Config:
     list_limit: int = 500  # tables listed by list_tables at most
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
+    seed: int | None = None  # tests and docs only: reproducible deals (never in production)
 
     @classmethod
     def from_args(cls, args: Any) -> Config:
@@ -73,7 +74,8 @@ class Lobby:
         self.sessions: dict[str, Session] = {}  # live connections by id
         self.shutting_down = False
         self._writes: set[asyncio.Task[Any]] = set()
-        self._rng = random.SystemRandom()  # deals must be unpredictable
+        # Deals must be unpredictable: tables shuffle with the OS generator.
+        self._rng = random.SystemRandom() if cfg.seed is None else random.Random(cfg.seed)
 
     # -- tables ------------------------------------------------------------------------------
 
@@ -102,12 +104,13 @@ class Lobby:
             deals=msg.deals if msg.deals is not None or msg.target_score is not None else 4,
             target_score=msg.target_score,
             ai=levels,
-            turn_timer=msg.turn_timer,
-            think_delay=self.cfg.think_delay if msg.think_delay is None else msg.think_delay,
-            deal_pause=self.cfg.deal_pause if msg.deal_pause is None else msg.deal_pause,
+            turn_timer=None if msg.turn_timer is None else float(msg.turn_timer),
+            think_delay=float(self.cfg.think_delay if msg.think_delay is None else msg.think_delay),
+            deal_pause=float(self.cfg.deal_pause if msg.deal_pause is None else msg.deal_pause),
         )
         tid = secrets.token_urlsafe(9)  # unguessable: a private table's id is its invitation
-        table = Table(tid, opts, self, sess.id, random.Random(self._rng.getrandbits(128)))
+        rng = self._rng if self.cfg.seed is None else random.Random(self._rng.getrandbits(64))
+        table = Table(tid, opts, self, sess.id, rng)
         self.tables[tid] = table
         table.start_actor()
         self.store_call("create_table", tid, opts.name, opts.to_dict())

@@ -59,7 +59,7 @@ SPECTATORS = 4  # index of the spectators' visibility class (seats are 0..3)
 _HIDDEN: dict[str, Any] = {"type": "hidden"}
 
 # Levels whose bots answer in microseconds run inline; others go through the executor.
-INLINE_LEVELS = frozenset({"random"})
+INLINE_LEVELS = frozenset({"random", "heuristic"})
 
 _PHASE_OF = {P.Bid: "bidding", P.Discard: "discard", P.Chelem: "chelem", P.Poignee: "play"}
 _PHASE_OF[P.Play] = "play"
@@ -366,14 +366,15 @@ class Table:
         timer = self.opts.turn_timer
         if seat.kind == "human" and seat.session is not None:
             self._cancel_driver()
-            st = self.deal
+            vw = view(self.deal, turn)
             seat.session.send_obj(
                 {
                     "type": "your_turn",
                     "table": self.id,
                     "v": self.v,
                     "seat": turn,
-                    "legal": view(st, turn)["legal"],
+                    "legal": vw["legal"],
+                    "hand": vw["hand"],
                     "timer": timer,
                 }
             )
