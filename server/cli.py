@@ -47,7 +47,7 @@ def _replay(args: argparse.Namespace) -> int:
     return 0 if all_ok else 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="atout-server",
         description="Atout French Tarot table server. Without a subcommand, runs `serve`.",
@@ -70,11 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("path", metavar="PATH")
     rp.set_defaults(func=_replay)
 
-    try:
+    if with_admin:
         from server.admin import add_admin_commands
-    except ImportError:  # admin commands arrive with the server
-        pass
-    else:
+
         add_admin_commands(sub)
     return p
 
@@ -135,10 +133,11 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["serve", *argv]
+    # replay is run over large files by other tools: keep its start-up to the rules engine.
+    parser = build_parser(with_admin=argv[0] != "replay")
     args = parser.parse_args(argv)
     return int(args.func(args) or 0)
 

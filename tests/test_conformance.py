@@ -13,7 +13,14 @@ from helpers_rules import run_replay, shared_dir
 from server.rules.records import replay_line
 
 _SHARED = shared_dir()
-CORPUS = _SHARED / "conformance" / "published-deals.jsonl" if _SHARED else None
+# The shared/ copy is authoritative; the repo keeps a copy so a lone clone still runs the corpus.
+_COPY = Path(__file__).parent / "data" / "conformance" / "published-deals.jsonl"
+CORPUS = _SHARED / "conformance" / "published-deals.jsonl" if _SHARED else _COPY
+
+
+def test_repo_copy_matches_shared() -> None:
+    if CORPUS != _COPY and CORPUS is not None and CORPUS.is_file():
+        assert _COPY.read_bytes() == CORPUS.read_bytes(), "refresh tests/data/conformance from shared/"
 
 pytestmark = pytest.mark.skipif(
     CORPUS is None or not CORPUS.is_file(),

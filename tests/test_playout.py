@@ -316,8 +316,8 @@ def test_policy_choosing_an_illegal_card_is_an_error() -> None:
 # ------------------------------------------------------------------------- published deals
 
 _CONFORMANCE = [
-    Path(__file__).parent / "data" / "published-deals.jsonl",
-    Path("/work/shared/conformance/published-deals.jsonl"),
+    Path(__file__).parent.parent.parent / "shared" / "conformance" / "published-deals.jsonl",
+    Path(__file__).parent / "data" / "conformance" / "published-deals.jsonl",
 ]
 
 

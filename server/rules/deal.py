@@ -513,20 +513,19 @@ def apply(st: DealState, action: Action) -> DealState:
                 "R6.3", f"a poignée is declared at the seat's own turn (seat {st.turn} is to act)"
             )
         raise IllegalAction("R2.3", f"seat {st.turn} is to act, not seat {seat}")
-    kind = type(action)
-    if kind is Play:
+    if type(action) is Play:
         if phase != PLAY:
             raise _phase_error(st, "play")
         return _play(st, action)
-    if kind is Bid:
+    if type(action) is Bid:
         if phase != BIDDING:
             raise _phase_error(st, "bid")
         return _bid(st, action)
-    if kind is Discard:
+    if type(action) is Discard:
         if phase != DISCARD:
             raise _phase_error(st, "discard")
         return _discard(st, action)
-    if kind is Chelem:
+    if type(action) is Chelem:
         if phase != CHELEM:
             raise _phase_error(st, "chelem")
         new = st._copy()
@@ -537,7 +536,7 @@ def apply(st: DealState, action: Action) -> DealState:
         new.trick_leader = new.turn
         _push(new, action)
         return new
-    if kind is Poignee:
+    if type(action) is Poignee:
         if phase != PLAY:
             raise _phase_error(st, "poignee")
         if st.poignees[seat]:

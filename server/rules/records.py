@@ -62,11 +62,10 @@ def start_state(rec: Record) -> DealState:
         _check_codes(h, f"hands[{s}]")
     _check_codes(rec.chien, "chien")
     for k, a in enumerate(rec.actions):
-        t = type(a)
-        if t is Play:
+        if type(a) is Play:
             if a.card not in INDEX:  # test first: building the label for every card was costly
                 _check_codes((a.card,), f"actions[{k}]")
-        elif t is Discard or t is Poignee:
+        elif type(a) is Discard or type(a) is Poignee:
             _check_codes(a.cards, f"actions[{k}]")
     try:
         return deal_from_codes(rec.dealer, rec.hands, rec.chien)

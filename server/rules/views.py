@@ -78,8 +78,7 @@ def events(
 ) -> list[dict[str, Any]]:
     """What ``seat`` learns from ``action`` taking ``prev`` to ``new``, as JSON-ready dicts."""
     out: list[dict[str, Any]] = []
-    kind = type(action)
-    if kind is Bid:
+    if type(action) is Bid:
         out.append({"type": "bid", "seat": action.seat, "contract": action.contract})
         if new.phase != "bidding" and new.phase != OVER:
             out.append(
@@ -87,7 +86,7 @@ def events(
             )
             if new.phase == DISCARD:
                 out.append({"type": "chien", "cards": codes_of(new.chien)})
-    elif kind is Discard:
+    elif type(action) is Discard:
         ev: dict[str, Any] = {
             "type": "discard",
             "seat": action.seat,
@@ -96,11 +95,11 @@ def events(
         if seat == new.taker:
             ev["cards"] = codes_of(new.discard)
         out.append(ev)
-    elif kind is Chelem:
+    elif type(action) is Chelem:
         out.append(
             {"type": "chelem", "seat": action.seat, "announce": action.announce, "leader": new.turn}
         )
-    elif kind is Poignee:
+    elif type(action) is Poignee:
         p = new.poignees[action.seat]
         out.append(
             {
@@ -110,7 +109,7 @@ def events(
                 "cards": codes_of(p),
             }
         )
-    elif kind is Play:
+    elif type(action) is Play:
         out.append({"type": "play", "seat": action.seat, "card": action.card})
         if len(new.tricks) > len(prev.tricks):
             leader, cards, winner = new.tricks[-1]
