@@ -84,7 +84,8 @@ class Server:
         self.cfg = cfg
         self.store = store
         self.metrics = Metrics()
-        self.lobby = Lobby(cfg, store, self.metrics, decider or Decider())
+        self.decider = decider or Decider(cfg.ai_deadline)
+        self.lobby = Lobby(cfg, store, self.metrics, self.decider)
         self.metrics.tables_by_state = self.lobby.by_state
         self.metrics.store_pending = lambda: int(getattr(store, "pending", 0) or 0)
         self.port = cfg.port
@@ -134,6 +135,7 @@ class Server:
             self._ws.close(close_connections=True)  # close code 1001 (going away)
             await self._ws.wait_closed()
         await self.lobby.shutdown()
+        await self.decider.shutdown()
         if self._lag is not None:
             self._lag.cancel()
         if self.store is not None:

@@ -47,6 +47,7 @@ class Config:
     list_limit: int = 500  # tables listed by list_tables at most
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
+    ai_deadline: float = 2.0  # seconds a searching AI (strong) may think per decision
     seed: int | None = None  # tests and docs only: reproducible deals (never in production)
 
     @classmethod

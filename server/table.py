@@ -19,7 +19,6 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from random import Random
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -66,20 +65,28 @@ _PHASE_OF[P.Play] = "play"
 
 
 class Decider:
-    """The one place where bots think (the seam for a process pool).
+    """The one place where bots think (the seam between tables and the AI runner).
 
-    Cheap levels run inline; the others run in ``executor`` (None: the loop's default thread
-    pool) so the event loop stays free. Swap in a ``ProcessPoolExecutor`` (with picklable bots)
-    when a level needs real CPU."""
+    Cheap levels run inline with the seat's own bot; the others go to
+    :mod:`server.ai.runner` (a process pool with a deadline per decision), so the event loop
+    never computes a search."""
 
-    def __init__(self, executor: Executor | None = None) -> None:
-        self.executor = executor
+    def __init__(self, deadline: float = 2.0, runner: Any = None) -> None:
+        self.deadline = deadline
+        self._runner = runner
 
-    async def decide(self, bot: Any, level: str, seat_view: dict[str, Any], legal: Legal) -> Action:
-        if level in INLINE_LEVELS:
+    async def decide(self, level: str, bot: Any, seat_view: dict[str, Any], legal: Legal) -> Action:
+        if bot is not None:
             return bot.choose(seat_view, legal)  # type: ignore[no-any-return]
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, bot.choose, seat_view, legal)  # type: ignore[no-any-return]
+        if self._runner is None:
+            from server.ai.runner import Runner
+
+            self._runner = Runner()
+        return await self._runner.decide(level, seat_view, legal, self.deadline)  # type: ignore[no-any-return]
+
+    async def shutdown(self) -> None:
+        if self._runner is not None:
+            await asyncio.to_thread(self._runner.shutdown)
 
 
 @dataclass
@@ -403,9 +410,9 @@ class Table:
         if legal is None:
             return
         try:
-            if seat.bot is None:
+            if seat.bot is None and seat.ai in INLINE_LEVELS:
                 seat.bot = make_bot(seat.ai, self.rng.getrandbits(64))
-            action = await self.lobby.decider.decide(seat.bot, seat.ai, view(st, seat_no), legal)
+            action = await self.lobby.decider.decide(seat.ai, seat.bot, view(st, seat_no), legal)
         except asyncio.CancelledError:
             raise
         except Exception:

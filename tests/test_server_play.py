@@ -7,6 +7,7 @@ import asyncio
 import random
 from pathlib import Path
 
+import pytest
 from helpers_server import (
     Client,
     autoplay,
@@ -163,4 +164,20 @@ async def test_table_restart_and_close() -> None:
         assert tid not in [t["table"] for t in listed["tables"]]
         r = await c.request({"type": "join", "table": tid})
         assert r["code"] == "no_such_table"
+        await c.close()
+
+
+@pytest.mark.parametrize("level", ["heuristic", "strong"])
+async def test_ai_levels_play_through_the_server(level: str) -> None:
+    # strong AI thinks in worker processes, with a short deadline here
+    async with running_server(ai_deadline=0.05) as srv:
+        c = await Client.connect(srv.port, "lv")
+        tid = await create_table(c, deals=1, ai=["random", level, level, level])
+        info = srv.lobby.tables[tid].info()
+        assert [s["ai"] for s in info["seats"]] == ["random", level, level, level]
+        await c.join(tid, seat=0)
+        await c.request({"type": "start", "table": tid})
+        await autoplay(c, tid, random.Random(11), table_finished, timeout=60)
+        assert sum(1 for m in c.events(tid) if is_event("deal_over")(m)) == 1
+        assert srv.metrics.loop_lag_max < 0.5  # the search never ran on the event loop
         await c.close()
