@@ -123,6 +123,64 @@ def phase_of(direction: str, m: dict[str, Any], state: dict[str, Any]) -> str:
     return str(state["phase"])
 
 
+NOTES = {
+    "Handshake": (
+        "The client offered the `atout.v1` subprotocol and says `hello`; the server answers with "
+        "the version it will speak and its limits."
+    ),
+    "Creating a table": (
+        "A one-deal table with AI think delay 0. Nobody sits yet: every seat is `empty`, with "
+        "the AI level that will fill it."
+    ),
+    "Sitting down": (
+        "`joined` carries the secret seat token; the snapshot (version 1: the `seat` event of "
+        "Ada sitting down) shows the waiting table and no deal yet."
+    ),
+    "Starting the table (empty seats become AI)": (
+        "`ok` answers `start`; then one `seat` event per seat that became AI and the "
+        "`table_state` event. Versions go up by one per event."
+    ),
+    "The deal starts": (
+        "Seat 2 deals, so seat 3 speaks first (`turn`: 3). Only Ada's own 18 cards are in "
+        "`hand`; the other seats and spectators receive the same event with their own hand "
+        "(`null` for spectators)."
+    ),
+    "Bidding (R4)": (
+        "Seat 3 passes; Ada gets `your_turn` with every contract allowed, bids `garde`, and the "
+        "others pass. Note that the `ok` comes before the event of Ada's own bid."
+    ),
+    "Contract and chien (R4.3, R5.1)": (
+        "The bidding is over: Ada takes with a `garde`, so the chien is shown to everyone. Her "
+        "`your_turn` now offers the discard: 6 cards, nothing required, chosen among her "
+        "plain cards (no king, no trump needed here: R5.2, R5.3)."
+    ),
+    "Discard (R5)": (
+        "Only the taker receives `cards`; the defenders' copy of this event has only `trumps` "
+        "(empty here: no trump was discarded, R5.4). Then the chelem decision is due."
+    ),
+    "Chelem decision (R6.1)": (
+        "No chelem: the first trick is led by the seat after the dealer, seat 3 (`leader`)."
+    ),
+    "Trick 1 (R7)": (
+        "Seat 3 leads the king of diamonds; Ada must follow diamonds (or play the Excuse), which "
+        "is exactly what `plays` lists. Each trick ends with a `trick` event naming its winner, "
+        "who leads the next one."
+    ),
+    "Trick 18 (R7)": (
+        "The last trick: after its `trick` event `turn` is `null`, the deal is over."
+    ),
+    "The deal is over: result and full record": (
+        "`deal_over` reveals everything: the result (Ada needed 51 points with one oudler and "
+        "made 38: the garde is lost, −76 per defender, R9, R10) and the complete "
+        "`atout-deal/1` record, which `atout-server replay` accepts as is."
+    ),
+    "Scores, and the end of the table": (
+        "This deal's scores and the cumulative ones; the table was configured for one deal, so "
+        "it is now `finished` (it could be restarted or closed)."
+    ),
+}
+
+
 def markdown(frames: list[tuple[str, dict[str, Any]]]) -> str:
     lines: list[str] = []
     state: dict[str, Any] = {"phase": "", "trick": None}
@@ -135,6 +193,9 @@ def markdown(frames: list[tuple[str, dict[str, Any]]]) -> str:
                 lines.append("")
             lines.append(f"#### {phase}")
             lines.append("")
+            if phase in NOTES:
+                lines.append(NOTES[phase])
+                lines.append("")
             lines.append("```text")
             current = phase
         lines.append(f"{direction} {_compact(m)}")

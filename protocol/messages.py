@@ -84,14 +84,17 @@ class CreateTable(_Request, tag="create_table", kw_only=True):
 
     Give at most one of `deals` and `target_score`; with neither, the table plays 4 deals."""
 
-    name: Annotated[str, Meta(max_length=64)] = ""
-    public: bool = True
+    name: Annotated[str, Meta(max_length=64, description="default: <name>'s table")] | None = None
+    public: Annotated[bool | None, Meta(description="default true")] = None
     deals: Annotated[int, Meta(ge=1, le=1000)] | None = None
     target_score: Annotated[int, Meta(ge=1, le=100000)] | None = None
     ai: Annotated[
-        Level | Annotated[list[Level], Meta(min_length=4, max_length=4)],
-        Meta(description="AI level for every empty seat, or a list of 4 levels indexed by seat"),
-    ] = "random"
+        Level | Annotated[list[Level], Meta(min_length=4, max_length=4)] | None,
+        Meta(
+            description="AI level for every empty seat, or a list of 4 levels indexed by seat "
+            "(default random)"
+        ),
+    ] = None
     turn_timer: (
         Annotated[
             float, Meta(gt=0, le=3600, description="seconds a human has to act; null: no timer")

@@ -93,7 +93,8 @@ class Lobby:
             )
         if msg.deals is not None and msg.target_score is not None:
             raise LobbyError(ErrorCode.INVALID_FIELD, "give `deals` or `target_score`, not both")
-        levels = [msg.ai] * 4 if isinstance(msg.ai, str) else list(msg.ai)
+        ai = "random" if msg.ai is None else msg.ai
+        levels = [ai] * 4 if isinstance(ai, str) else list(ai)
         for level in dict.fromkeys(levels):
             try:
                 make_bot(level, 0)
@@ -101,7 +102,7 @@ class Lobby:
                 raise LobbyError(ErrorCode.INVALID_FIELD, f"ai: {e}") from None
         opts = TableOptions(
             name=msg.name or f"{sess.name}'s table"[:64],
-            public=msg.public,
+            public=msg.public is not False,
             deals=msg.deals if msg.deals is not None or msg.target_score is not None else 4,
             target_score=msg.target_score,
             ai=levels,

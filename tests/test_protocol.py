@@ -61,7 +61,7 @@ def test_client_messages_decode() -> None:
     m = messages.decode_client(b'{"type":"discard","id":"x","table":"t","cards":["C2","C3"]}')
     assert isinstance(m, messages.Discard) and m.cards == ["C2", "C3"] and m.seat is None
     m = messages.decode_client(b'{"type":"create_table","id":1,"ai":"random","deals":2}')
-    assert isinstance(m, messages.CreateTable) and m.public is True and m.turn_timer is None
+    assert isinstance(m, messages.CreateTable) and m.public is None and m.turn_timer is None
 
 
 def test_server_messages_are_lenient() -> None:
