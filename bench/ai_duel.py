@@ -42,7 +42,7 @@ def _make(level: str, seed: int, budget_ms: float, objective: str) -> Any:
     if level == "strong":
         from server.ai.strong import StrongBot
 
-        return StrongBot(seed, budget_ms=budget_ms, objective=objective)
+        return StrongBot(seed, budget_ms=budget_ms, objective=objective, **_ARGS.get("opts", {}))
     return make_bot(level, seed)
 
 
@@ -82,6 +82,8 @@ def play_deal(i: int) -> dict[str, Any]:
     a, b = _ARGS["a"], _ARGS["b"]
     seed, budget, obj = _ARGS["seed"], _ARGS["budget_ms"], _ARGS["objective"]
     ref = play_game(seed, i, [b] * 4, -1, budget, obj)
+    if ref["annulled"] and _ARGS.get("played_only"):
+        return {"deal": i, "skipped": True}
     games = []
     for s in range(4):
         levels = [b] * 4
@@ -165,7 +167,12 @@ def report(s: dict[str, Any], args: argparse.Namespace, elapsed: float) -> str:
         return f"{x[0]:+.2f} ± {x[1]:.2f} (n={x[2]})" if len(x) > 2 else f"{x[0]:+.2f} ± {x[1]:.2f}"
 
     lines = [
-        f"duel {s['a']} vs {s['b']}: seed {args.seed}, deals {args.first}..{args.first + s['deals'] - 1}"
+        f"duel {s['a']} vs {s['b']}: seed {args.seed}, {s['deals']} deals from index {args.first}"
+        + (
+            f" (played only: {s['skipped_annulled']} annulled deals skipped)"
+            if args.played_only
+            else ""
+        )
         + (
             f", budget {args.budget_ms:g} ms, objective {args.objective}"
             if "strong" in (s["a"], s["b"])
@@ -183,6 +190,22 @@ def report(s: dict[str, Any], args: argparse.Namespace, elapsed: float) -> str:
     return "\n".join(lines)
 
 
+def _parse_opt(text: str) -> tuple[str, Any]:
+    key, _, raw = text.partition("=")
+    value: Any
+    if raw.lower() == "none":
+        value = None
+    else:
+        try:
+            value = int(raw)
+        except ValueError:
+            try:
+                value = float(raw)
+            except ValueError:
+                value = raw
+    return key.strip(), value
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -194,7 +217,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--budget-ms", type=float, default=100.0, help="strong bot time per decision")
     ap.add_argument("--objective", default="score", help="strong bot rollout objective")
+    ap.add_argument(
+        "--played-only",
+        action="store_true",
+        help="skip deals that the baseline table annuls (all pass); count only played deals",
+    )
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument(
+        "--opt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra StrongBot parameter, e.g. max_samples=30, confidence=none (repeatable)",
+    )
     ap.add_argument("--out", help="write per-deal results (JSON lines) here")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON too")
     args = ap.parse_args(argv)
@@ -204,15 +239,38 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "budget_ms": args.budget_ms,
         "objective": args.objective,
+        "opts": dict(_parse_opt(o) for o in args.opt),
+        "played_only": args.played_only,
     }
-    deals = range(args.first, args.first + args.deals)
     t0 = time.perf_counter()
-    if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs, initializer=_init, initargs=(shared,)) as ex:
-            results = list(ex.map(play_deal, deals, chunksize=1))
-    else:
+    results: list[dict[str, Any]] = []
+    skipped = 0
+    nxt = args.first
+    ex = (
+        ProcessPoolExecutor(args.jobs, initializer=_init, initargs=(shared,))
+        if args.jobs > 1
+        else None
+    )
+    if ex is None:
         _init(shared)
-        results = [play_deal(i) for i in deals]
+    try:
+        while len(results) < args.deals:
+            # With --played-only, deals annulled in the reference game are skipped and the next
+            # indices are played until enough deals count (the set stays reproducible).
+            want = args.deals - len(results)
+            batch = range(nxt, nxt + (want if not args.played_only else max(4, int(want * 1.6))))
+            nxt = batch.stop
+            out = (
+                list(ex.map(play_deal, batch, chunksize=1)) if ex else [play_deal(i) for i in batch]
+            )
+            for r in out:
+                if r.get("skipped"):
+                    skipped += 1
+                elif len(results) < args.deals:
+                    results.append(r)
+    finally:
+        if ex is not None:
+            ex.shutdown()
     elapsed = time.perf_counter() - t0
     if args.out:
         with open(args.out, "w") as fh:
@@ -224,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
                 }
                 fh.write(json.dumps(slim) + "\n")
     s = summarise(results, args.a, args.b)
+    s["skipped_annulled"] = skipped
+    s["deal_indices"] = [r["deal"] for r in results]
     print(report(s, args, elapsed))
     if args.json:
         print(json.dumps(s))

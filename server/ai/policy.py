@@ -178,7 +178,10 @@ def _follow(p: Pos, me: int, hand: int, legal: int) -> int:
     # An opponent is winning the trick.
     sure = _sure(cards, win_card, plain_t, trump_t, lead)
     if sure:
-        return _lo(sure)  # the cheapest sure winner (the Petit first: it is then saved)
+        if sure & PETIT_BIT and opps and sure & ~PETIT_BIT:
+            # "Sure" assumes those who may follow will: do not bet the Petit on it.
+            return _lo(sure & ~PETIT_BIT)
+        return _lo(sure)  # the cheapest sure winner (the Petit when last: it is then saved)
     trumps = cards & TRUMP_MASK
     if trumps and not cards & PLAIN_MASK:
         # Forced to play a trump that may be beaten: keep the Petit out of danger.
