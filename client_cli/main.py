@@ -1,0 +1,247 @@
+"""The ``atout`` command: play French Tarot against AI players or friends in a terminal.
+
+``atout play`` | ``tables`` | ``join TABLE`` | ``create`` | ``watch TABLE`` (``atout --help``).
+The client speaks protocol v1 through :mod:`protocol` only; it never imports the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .app import UI, Game, Options, start_stdin_reader
+from .i18n import LANGUAGES, Tr, detect_language
+from .model import TableModel
+from .net import Link, LinkError, ServerError, normalize_url
+from .render import tables_view
+
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
+DEFAULT_AI = "heuristic"
+COMMANDS = ("play", "tables", "join", "create", "watch")
+
+
+def _pre_lang(argv: Sequence[str]) -> str:
+    """The language, known before parsing so that ``--help`` is translated too."""
+    for i, a in enumerate(argv):
+        if a == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--lang="):
+            return a.split("=", 1)[1]
+    return detect_language()
+
+
+def default_name() -> str:
+    name = os.environ.get("ATOUT_NAME") or ""
+    if not name:
+        try:
+            name = getpass.getuser()
+        except Exception:
+            name = ""
+    name = re.sub(r"[\x00-\x1f\x7f]", "", name).strip()[:32]
+    return name or "player"
+
+
+def build_parser(tr: Tr) -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--server", default=os.environ.get("ATOUT_SERVER", DEFAULT_SERVER), help=tr("cli.server")
+    )
+    common.add_argument("--name", default=None, help=tr("cli.name"))
+    common.add_argument("--lang", choices=LANGUAGES, default=None, help=tr("cli.lang"))
+    common.add_argument("--auto", action="store_true", help=tr("cli.auto"))
+    common.add_argument("--json", action="store_true", help=tr("cli.json"))
+
+    table_opts = argparse.ArgumentParser(add_help=False)
+    g = table_opts.add_mutually_exclusive_group()
+    g.add_argument("--deals", type=int, default=None, help=tr("cli.deals"))
+    g.add_argument("--target-score", type=int, default=None, help=tr("cli.target"))
+    table_opts.add_argument("--ai", default=DEFAULT_AI, help=tr("cli.ai", default=DEFAULT_AI))
+    table_opts.add_argument("--think-delay", type=float, default=None, help=tr("cli.think"))
+    table_opts.add_argument("--deal-pause", type=float, default=None, help=tr("cli.pause"))
+    table_opts.add_argument("--turn-timer", type=float, default=None, help=tr("cli.timer"))
+
+    p = argparse.ArgumentParser(
+        prog="atout",
+        description=tr("cli.description"),
+        epilog=tr("cli.epilog", default=DEFAULT_SERVER),
+        parents=[common],
+    )
+    sub = p.add_subparsers(dest="command", metavar="{play,tables,join,create,watch}")
+    play = sub.add_parser(
+        "play", help=tr("cli.play"), description=tr("cli.play"), parents=[common, table_opts]
+    )
+    play.add_argument("--public", action="store_true", help=tr("cli.public"))
+    sub.add_parser("tables", help=tr("cli.tables"), description=tr("cli.tables"), parents=[common])
+    join = sub.add_parser("join", help=tr("cli.join"), description=tr("cli.join"), parents=[common])
+    join.add_argument("table", metavar="TABLE", help=tr("cli.table_id"))
+    join.add_argument("--seat", type=int, choices=range(4), default=None, help=tr("cli.seat"))
+    create = sub.add_parser(
+        "create", help=tr("cli.create"), description=tr("cli.create"), parents=[common, table_opts]
+    )
+    create.add_argument("--table-name", default="", help=tr("cli.table_name"))
+    create.add_argument("--private", action="store_true", help=tr("cli.private"))
+    watch = sub.add_parser(
+        "watch", help=tr("cli.watch"), description=tr("cli.watch"), parents=[common]
+    )
+    watch.add_argument("table", metavar="TABLE", help=tr("cli.table_id"))
+    return p
+
+
+def _table_request(args: argparse.Namespace, *, public: bool, name: str = "") -> dict[str, Any]:
+    body: dict[str, Any] = {"type": "create_table", "public": public, "ai": args.ai}
+    if name:
+        body["name"] = name
+    for opt, field in (
+        ("deals", "deals"),
+        ("target_score", "target_score"),
+        ("think_delay", "think_delay"),
+        ("deal_pause", "deal_pause"),
+        ("turn_timer", "turn_timer"),
+    ):
+        value = getattr(args, opt, None)
+        if value is not None:
+            body[field] = value
+    return body
+
+
+async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
+    url = normalize_url(args.server)
+    queue: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+    model = TableModel()
+    name = (args.name or default_name())[:32]
+    link = Link(url, name, queue, last_version=lambda: model.v)
+    opts = Options(
+        auto=args.auto,
+        json=args.json,
+        interactive=not args.auto,
+        waiting_hint=args.command != "play",
+    )
+    try:
+        await link.open()
+        if args.command == "tables":
+            answer = await link.call({"type": "list_tables"})
+            if args.json:
+                ui.raw(answer)
+            else:
+                ui.show(tables_view(answer.get("tables") or [], tr, url))
+            return 0
+        ui.note(tr("net.connected", url=url, name=name))
+        try:
+            if args.command == "watch":
+                await link.call({"type": "watch", "table": args.table})
+                link.watching = args.table
+                model.table = args.table
+                ui.say(tr("watch.done", table=args.table), "bold")
+            else:
+                if args.command in ("play", "create"):
+                    public = (
+                        bool(getattr(args, "public", False))
+                        if args.command == "play"
+                        else not args.private
+                    )
+                    body = _table_request(
+                        args, public=public, name=getattr(args, "table_name", "") or ""
+                    )
+                    created = await link.call(body)
+                    table = created["table"]["table"]
+                else:
+                    table = args.table
+                joined = await link.call(
+                    {"type": "join", "table": table, "seat": getattr(args, "seat", None)}
+                )
+                link.token = joined["token"]
+                model.table = table
+                model.seat = joined["seat"]
+                if args.command == "play":
+                    ui.say(tr("play.created", ai=args.ai, seat=joined["seat"]), "bold")
+                    await link.call({"type": "start", "table": table})
+                elif args.command == "create":
+                    server = "" if url == DEFAULT_SERVER else f" --server {url}"
+                    ui.say(tr("create.done", table=table), "bold")
+                    ui.say(tr("create.join"))
+                    ui.say(f"    atout join {table}{server}", "bold cyan")
+                    ui.say(tr("create.watch"))
+                    ui.say(f"    atout watch {table}{server}", "bold cyan")
+                    if args.json:
+                        ui.raw(
+                            {
+                                "type": "client_table",
+                                "table": table,
+                                "join": f"atout join {table}{server}",
+                            }
+                        )
+                else:
+                    ui.say(tr("join.done", seat=joined["seat"], table=table), "bold")
+        except ServerError as e:
+            code = e.code
+            tid = getattr(args, "table", "")
+            if code == "no_such_table":
+                ui.error(tr("err.no_table", table=tid))
+            elif code == "table_full":
+                ui.error(tr("err.full", table=tid))
+            elif code == "seat_taken":
+                ui.error(tr("err.seat_taken"))
+            else:
+                ui.error(tr("err.server", message=e.msg.get("message", "")))
+            return 1
+        start_stdin_reader(queue)
+        game = Game(link, queue, model, ui, opts)
+        try:
+            code = await game.run()
+        except asyncio.CancelledError:
+            _bye(ui, tr, model, link)
+            raise
+        if code == 0 and not game.finished:
+            _bye(ui, tr, model, link)
+        return code
+    except LinkError as e:
+        ui.error(tr(e.key, **e.info))
+        if e.key == "err.connect":
+            ui.error(tr("err.connect_hint"))
+        return 1
+    except asyncio.CancelledError:
+        raise
+    finally:
+        await asyncio.shield(link.close())
+
+
+def _bye(ui: UI, tr: Tr, model: TableModel, link: Link) -> None:
+    ui.say("")  # the cursor may stand after a prompt
+    if model.seat is not None and model.state == "playing" and link.token and link.grace > 0:
+        ui.note(tr("bye.seat", grace=link.grace, table=model.table))
+    else:
+        ui.note(tr("bye"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    tr = Tr(_pre_lang(argv))
+    parser = build_parser(tr)
+    # No command means `play`; options given before it still apply.
+    if not any(a in COMMANDS for a in argv) and not any(a in ("-h", "--help") for a in argv):
+        argv = ["play", *argv]
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["play", *argv])
+    if args.lang:
+        tr = Tr(args.lang)
+    ui = UI(tr, json_mode=args.json)
+    try:
+        normalize_url(args.server)
+    except LinkError as e:
+        ui.error(tr(e.key, **e.info))
+        return 2
+    try:
+        return asyncio.run(_run(args, tr, ui))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

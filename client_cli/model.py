@@ -1,0 +1,317 @@
+"""The client's picture of one table, built only from protocol messages (snapshots and events).
+
+Pure: no I/O. :meth:`TableModel.apply` takes one decoded server message (a dict, as it arrived on
+the wire) and updates the model; rendering and prompting read the model. Keeping the messages as
+plain dicts makes the model tolerant of fields added later within protocol v1.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import cards as C
+
+CONTRACTS = ("pass", "prise", "garde", "garde_sans", "garde_contre")
+
+
+@dataclass
+class DealModel:
+    """One deal as this seat (or a spectator) knows it: the fields of the protocol's DealView."""
+
+    deal_no: int = 0
+    phase: str = "bidding"
+    dealer: int = 0
+    turn: int | None = None
+    hand: list[str] | None = None
+    hand_sizes: list[int] = field(default_factory=lambda: [18, 18, 18, 18])
+    bids: list[dict[str, Any]] = field(default_factory=list)
+    taker: int | None = None
+    contract: str | None = None
+    chien: list[str] | None = None
+    discard: list[str] | None = None
+    discard_trumps: list[str] = field(default_factory=list)
+    chelem_announced: bool | None = None
+    poignees: list[dict[str, Any]] = field(default_factory=list)
+    tricks: list[dict[str, Any]] = field(default_factory=list)
+    trick: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    record: dict[str, Any] | None = None
+
+    @classmethod
+    def from_view(cls, view: dict[str, Any], deal_no: int) -> DealModel:
+        d = cls(deal_no=deal_no)
+        for name in (
+            "phase",
+            "dealer",
+            "turn",
+            "hand",
+            "hand_sizes",
+            "bids",
+            "taker",
+            "contract",
+            "chien",
+            "discard",
+            "discard_trumps",
+            "chelem_announced",
+            "poignees",
+            "tricks",
+            "trick",
+            "result",
+            "record",
+        ):
+            if name in view:
+                value = copy.deepcopy(view[name])
+                if name == "discard_trumps" and value is None:
+                    value = []
+                setattr(d, name, value)
+        if d.hand is not None:
+            d.hand = C.sort_cards(d.hand)
+        return d
+
+    def bid_of(self, seat: int) -> str | None:
+        for b in self.bids:
+            if b["seat"] == seat:
+                return str(b["contract"])
+        return None
+
+    def tricks_won(self, seat: int) -> int:
+        return sum(1 for t in self.tricks if t.get("winner") == seat)
+
+
+@dataclass
+class TableModel:
+    """A table: its description, the current (or last) deal, scores and the seat to act."""
+
+    table: str = ""
+    seat: int | None = None  # our seat; None: spectator
+    v: int = 0
+    info: dict[str, Any] = field(default_factory=dict)
+    deal: DealModel | None = None
+    legal: dict[str, Any] | None = None  # from your_turn, cleared once it is stale
+    legal_v: int = -1
+    timer: float | None = None
+    last_scores: dict[str, Any] | None = None  # the latest `scores` event
+    finished_deals: list[tuple[DealModel, dict[str, Any] | None]] = field(default_factory=list)
+    closed_reason: str | None = None
+
+    # ------------------------------------------------------------------ seats and names
+
+    def seat_info(self, seat: int) -> dict[str, Any]:
+        seats = self.info.get("seats") or []
+        for s in seats:
+            if s.get("seat") == seat:
+                return dict(s)
+        return {"seat": seat, "kind": "empty"}
+
+    @property
+    def state(self) -> str:
+        return str(self.info.get("state", "waiting"))
+
+    @property
+    def scores(self) -> list[float]:
+        return list(self.info.get("scores") or [0, 0, 0, 0])
+
+    # ------------------------------------------------------------------ messages
+
+    def apply(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
+        """Take one server message for this table into account; returns the table events it
+        carried (for the caller to narrate), in order."""
+        kind = msg.get("type")
+        if kind == "snapshot":
+            self._snapshot(msg)
+            return []
+        if kind == "event":
+            v = int(msg.get("v", 0))
+            if v <= self.v:  # already seen (a resend after resuming)
+                return []
+            self.v = v
+            ev = msg.get("event") or {}
+            self._event(ev, msg.get("turn"))
+            return [ev]
+        if kind == "your_turn":
+            if int(msg.get("v", 0)) < self.v:
+                return []  # a prompt for an older position; a fresh one follows
+            self.legal = copy.deepcopy(msg.get("legal"))
+            self.legal_v = int(msg.get("v", 0))
+            self.timer = msg.get("timer")
+            return []
+        return []
+
+    def my_turn(self) -> bool:
+        return (
+            self.legal is not None
+            and self.seat is not None
+            and self.deal is not None
+            and self.deal.turn == self.seat
+            and self.legal_v >= self.v
+        )
+
+    def _snapshot(self, msg: dict[str, Any]) -> None:
+        self.table = str(msg.get("table", self.table))
+        self.v = int(msg.get("v", 0))
+        self.seat = msg.get("seat")
+        self.info = copy.deepcopy(msg.get("info") or {})
+        view = msg.get("deal")
+        self.deal = DealModel.from_view(view, int(self.info.get("deal_no", 0))) if view else None
+        self.legal = None
+        if view and view.get("legal") is not None:
+            self.legal = copy.deepcopy(view["legal"])
+            self.legal_v = self.v
+
+    def _set_seat(self, ev: dict[str, Any]) -> None:
+        seats = self.info.setdefault("seats", [])
+        entry = {k: ev.get(k) for k in ("seat", "kind", "name", "connected", "ai")}
+        for i, s in enumerate(seats):
+            if s.get("seat") == ev.get("seat"):
+                seats[i] = {**s, **entry}
+                return
+        seats.append(entry)
+        seats.sort(key=lambda s: s.get("seat", 0))
+
+    def _event(self, ev: dict[str, Any], turn: int | None) -> None:
+        t = ev.get("type")
+        d = self.deal
+        if t != "hidden":
+            self.legal = None  # anything that happens makes an older prompt stale
+        if t == "seat":
+            self._set_seat(ev)
+            return
+        if t == "table_state":
+            for k in ("state", "series", "deal_no", "scores"):
+                if k in ev:
+                    self.info[k] = copy.deepcopy(ev[k])
+            if ev.get("state") == "closed":
+                self.closed_reason = ev.get("reason") or "closed"
+            return
+        if t == "scores":
+            self.last_scores = copy.deepcopy(ev)
+            self.info["scores"] = list(ev.get("total") or self.scores)
+            if self.finished_deals and self.finished_deals[-1][1] is None:
+                self.finished_deals[-1] = (self.finished_deals[-1][0], self.last_scores)
+            return
+        if t == "deal_start":
+            hand = ev.get("hand")
+            self.deal = DealModel(
+                deal_no=int(ev.get("deal_no", self.info.get("deal_no", 0))),
+                dealer=int(ev.get("dealer", 0)),
+                hand=C.sort_cards(hand) if hand is not None else None,
+                turn=turn,
+            )
+            self.info["deal_no"] = self.deal.deal_no
+            return
+        if d is None or t == "hidden":
+            return
+        d.turn = turn
+        if t == "bid":
+            d.bids.append({"seat": ev["seat"], "contract": ev["contract"]})
+        elif t == "contract":
+            d.taker = ev["taker"]
+            d.contract = ev["contract"]
+            d.phase = "discard" if ev["contract"] in ("prise", "garde") else "chelem"
+        elif t == "chien":
+            d.chien = list(ev["cards"])
+            if d.taker is not None:
+                d.hand_sizes[d.taker] += len(d.chien)
+                if d.taker == self.seat and d.hand is not None:
+                    d.hand = C.sort_cards(d.hand + d.chien)
+        elif t == "discard":
+            d.discard_trumps = list(ev.get("trumps") or [])
+            cards = ev.get("cards")
+            seat = ev["seat"]
+            d.hand_sizes[seat] = max(0, d.hand_sizes[seat] - 6)
+            if cards is not None:
+                d.discard = list(cards)
+                if seat == self.seat and d.hand is not None:
+                    d.hand = [c for c in d.hand if c not in cards]
+            d.phase = "chelem"
+        elif t == "chelem":
+            d.chelem_announced = bool(ev["announce"])
+            d.phase = "play"
+            d.trick = {"leader": ev.get("leader", turn), "cards": [], "winner": None}
+        elif t == "poignee":
+            d.poignees.append({"seat": ev["seat"], "level": ev["level"], "cards": ev["cards"]})
+        elif t == "play":
+            if d.trick is None:
+                d.trick = {"leader": ev["seat"], "cards": [], "winner": None}
+            d.trick["cards"].append(ev["card"])
+            seat = ev["seat"]
+            d.hand_sizes[seat] = max(0, d.hand_sizes[seat] - 1)
+            if seat == self.seat and d.hand is not None and ev["card"] in d.hand:
+                d.hand.remove(ev["card"])
+        elif t == "trick":
+            d.tricks.append(
+                {"leader": ev["leader"], "cards": list(ev["cards"]), "winner": ev["winner"]}
+            )
+            d.trick = (
+                {"leader": ev["winner"], "cards": [], "winner": None}
+                if len(d.tricks) < 18
+                else None
+            )
+        elif t == "deal_over":
+            d.phase = "over"
+            d.turn = None
+            d.result = copy.deepcopy(ev.get("result"))
+            d.record = copy.deepcopy(ev.get("record"))
+            rec = d.record or {}
+            if rec.get("chien") is not None:
+                d.chien = list(rec["chien"])
+            for a in rec.get("actions") or []:
+                if a.get("type") == "discard":
+                    d.discard = list(a.get("cards") or [])
+            self.finished_deals.append((d, None))
+
+
+# ---------------------------------------------------------------------- derived figures
+
+
+def team_of(seat: int, taker: int | None) -> str:
+    return "taker" if seat == taker else "defence"
+
+
+def running_points(deal: DealModel) -> list[tuple[float, float]]:
+    """(points of the trick, taker's running card points) after each finished trick, applying
+    the Excuse rules (R8) so that, with the discard or chien added at the end (R9.1), the total
+    equals the result's ``taker_points``."""
+    out: list[tuple[float, float]] = []
+    taker = deal.taker
+    if taker is None:
+        return out
+    half = 0
+    n = len(deal.tricks)
+    for i, t in enumerate(deal.tricks):
+        cards = t["cards"]
+        leader = t["leader"]
+        winner = t["winner"]
+        trick_half = sum(C.half_points(c) for c in cards)
+        winner_taker = winner == taker
+        gained = 0
+        for pos, c in enumerate(cards):
+            player = (leader + pos) % 4
+            if c != C.EXCUSE:
+                gained += C.half_points(c) if winner_taker else 0
+                continue
+            player_taker = player == taker
+            last = i == 17 or (i == n - 1 and n == 18)
+            if last:
+                if winner == player:  # R8.3: led to a last trick after winning all the others
+                    gained += 9 if player_taker else 0
+                else:  # R8.2: to the team opposing its player
+                    gained += 0 if player_taker else 9
+            elif player_taker == winner_taker:
+                gained += 9 if player_taker else 0
+            else:  # R8.1: stays with its team, half a point passes to the trick's winners
+                gained += 8 if player_taker else 1
+        half += gained
+        out.append((trick_half / 2, half / 2))
+    return out
+
+
+def pile_bonus(deal: DealModel) -> float:
+    """Card points the discard or the chien adds to the taker's pile (R9.1)."""
+    if deal.contract in ("prise", "garde"):
+        return C.points(deal.discard or [])
+    if deal.contract == "garde_sans":
+        return C.points(deal.chien or [])
+    return 0.0
