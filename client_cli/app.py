@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import threading
 from collections import deque
@@ -100,21 +101,39 @@ class UI:
 
 
 def start_stdin_reader(queue: asyncio.Queue[tuple[Any, ...]]) -> None:
-    """Read lines from standard input in a daemon thread and post them to ``queue``."""
+    """Read lines from standard input in a daemon thread and post them to ``queue``.
+
+    The thread reads the file descriptor with ``os.read``: a buffered ``sys.stdin`` would hold
+    its lock while blocked, and Python cannot shut down cleanly (Ctrl-C) past a held lock."""
     loop = asyncio.get_running_loop()
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        queue.put_nowait(("eof",))
+        return
+
+    def post(item: tuple[Any, ...]) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: we are exiting
+            loop.call_soon_threadsafe(queue.put_nowait, item)
 
     def run() -> None:
-        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+        buf = b""
         while True:
             try:
-                raw = stream.readline() if stream is not None else b""
-            except (OSError, ValueError):
-                raw = b""
-            if not raw:
-                loop.call_soon_threadsafe(queue.put_nowait, ("eof",))
+                chunk = os.read(fd, 4096)
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if buf:
+                    post(("line", buf.decode("utf-8", errors="replace")))
+                post(("eof",))
                 return
-            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            loop.call_soon_threadsafe(queue.put_nowait, ("line", line))
+            buf += chunk
+            while b"\n" in buf:
+                raw, buf = buf.split(b"\n", 1)
+                post(("line", raw.decode("utf-8", errors="replace").rstrip("\r")))
 
     threading.Thread(target=run, name="atout-stdin", daemon=True).start()
 
@@ -412,7 +431,7 @@ class Game:
         m = self.model
         if redraw:
             self.ui.show(table_view(m, self.tr, self.cs))
-            self.ui.show(hand_view(d.hand, self.cs, self.tr, d.numbers or None))
+            self.ui.show(hand_view(d.hand, self.cs, self.tr, d.numbers or None, legend=d.legend))
             if m.timer:
                 self.ui.say(self.tr("screen.timer", s=m.timer), "yellow")
         for line in d.header():

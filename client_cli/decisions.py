@@ -38,6 +38,8 @@ class Decision:
     cs: CardStyle
     numbers: dict[str, int] = field(default_factory=dict)  # cards marked in the hand view
 
+    legend = "screen.hand_legend"  # what the numbers in the hand view mean
+
     def __post_init__(self) -> None:  # subclasses set up their numbering here
         pass
 
@@ -142,6 +144,8 @@ class BidDecision(Decision):
 
 
 class DiscardDecision(Decision):
+    legend = "screen.hand_legend_discard"
+
     def __post_init__(self) -> None:
         rule = self.legal.get("discard") or {}
         self.count = int(rule.get("count", 6))

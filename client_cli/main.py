@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import seats
 from .app import UI, Game, Options, start_stdin_reader
 from .i18n import LANGUAGES, Tr, detect_language
 from .model import TableModel
@@ -152,10 +153,19 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
                     table = created["table"]["table"]
                 else:
                     table = args.table
-                joined = await link.call(
-                    {"type": "join", "table": table, "seat": getattr(args, "seat", None)}
-                )
+                joined = None
+                saved = seats.lookup(url, table) if args.command == "join" else None
+                if saved is not None:  # our seat from before a Ctrl-C or a crash
+                    try:
+                        joined = await link.call({"type": "resume", "token": saved["token"]})
+                    except ServerError:
+                        seats.forget(url, table)
+                if joined is None:
+                    joined = await link.call(
+                        {"type": "join", "table": table, "seat": getattr(args, "seat", None)}
+                    )
                 link.token = joined["token"]
+                seats.remember(url, table, joined["token"], joined["seat"])
                 model.table = table
                 model.seat = joined["seat"]
                 if args.command == "play":
@@ -197,7 +207,9 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
         except asyncio.CancelledError:
             _bye(ui, tr, model, link)
             raise
-        if code == 0 and not game.finished:
+        if game.finished and model.table:
+            seats.forget(url, model.table)
+        elif code == 0:
             _bye(ui, tr, model, link)
         return code
     except LinkError as e:

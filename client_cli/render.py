@@ -92,7 +92,11 @@ def numbered(codes: Sequence[str]) -> dict[str, int]:
 
 
 def hand_view(
-    hand: Sequence[str], cs: CardStyle, tr: Tr, numbers: dict[str, int] | None = None
+    hand: Sequence[str],
+    cs: CardStyle,
+    tr: Tr,
+    numbers: dict[str, int] | None = None,
+    legend: str = "screen.hand_legend",
 ) -> RenderableType:
     """The hand, one line per suit (spades, hearts, clubs, diamonds, trumps, Excuse); cards in
     ``numbers`` carry their number and the others are dimmed."""
@@ -108,7 +112,7 @@ def hand_view(
             continue
         label = Text(C.SYMBOLS[g] if g in C.SYMBOLS and cs.unicode else g, style=STYLE[g])
         if g == "T":
-            label = Text(tr("suit.T"), style=STYLE[g])
+            label = Text(tr("screen.trumps"), style=STYLE[g])
         elif g == "EX":
             label = Text("", style=STYLE[g])
         line = Text()
@@ -127,7 +131,7 @@ def hand_view(
         title=tr("screen.hand", n=len(hand)),
         title_align="left",
         box=box.ROUNDED,
-        subtitle=tr("screen.hand_legend") if numbers else None,
+        subtitle=tr(legend) if numbers else None,
         subtitle_align="left",
     )
 
@@ -204,28 +208,32 @@ def _deal_lines(model: TableModel, d: DealModel, tr: Tr, cs: CardStyle) -> list[
     if d.chelem_announced:
         lines.append(Text(tr("screen.chelem", name=seat_name(model, d.taker, tr)), style="bold"))
     if d.chien:
-        lines.append(Text(tr("screen.chien") + ": ").append_text(cs.row(C.sort_cards(d.chien))))
+        lines.append(tr_text(tr, "screen.chien", {"cards": cs.row(C.sort_cards(d.chien))}))
     elif d.contract in ("garde_sans", "garde_contre"):
         lines.append(Text(tr("screen.chien_hidden", contract=tr.contract(d.contract)), style="dim"))
     if d.discard and model.seat is not None and model.seat == d.taker:
-        lines.append(
-            Text(tr("screen.your_discard") + ": ").append_text(cs.row(C.sort_cards(d.discard)))
-        )
+        lines.append(tr_text(tr, "screen.your_discard", {"cards": cs.row(C.sort_cards(d.discard))}))
     elif d.discard_trumps:
-        lines.append(Text(tr("screen.discard_trumps") + ": ").append_text(cs.row(d.discard_trumps)))
+        lines.append(tr_text(tr, "screen.discard_trumps", {"cards": cs.row(d.discard_trumps)}))
     for p in d.poignees:
-        name = seat_name(model, p["seat"], tr)
         lines.append(
-            Text(
-                tr("screen.poignee", name=name, level=tr(f"level.{p['level']}")) + ": "
-            ).append_text(cs.row(p["cards"]))
+            tr_text(
+                tr,
+                "screen.poignee",
+                {"cards": cs.row(p["cards"])},
+                name=seat_name(model, p["seat"], tr),
+                level=tr(f"level.{p['level']}"),
+            )
         )
     if d.tricks:
         last = d.tricks[-1]
         lines.append(
-            Text(
-                tr("screen.last_trick", name=seat_name(model, last["winner"], tr)) + ": "
-            ).append_text(trick_text(model, last, tr, cs))
+            tr_text(
+                tr,
+                "screen.last_trick",
+                {"cards": trick_text(model, last, tr, cs)},
+                name=seat_name(model, last["winner"], tr),
+            )
         )
     return lines
 
