@@ -95,9 +95,10 @@ class UI:
             self.console.print(Text(f"{text} > ", style="bold"), end="")
             self.console.file.flush()
 
-    def raw(self, msg: dict[str, Any]) -> None:
+    def raw(self, msg: dict[str, Any], text: str | None = None) -> None:
+        """``--json``: one protocol message a line, as the server sent it."""
         if self.json:
-            print(json.dumps(msg, ensure_ascii=False), flush=True)
+            print(text if text is not None else json.dumps(msg, ensure_ascii=False), flush=True)
 
 
 def start_stdin_reader(queue: asyncio.Queue[tuple[Any, ...]]) -> None:
@@ -183,7 +184,7 @@ class Game:
                 if self.paused:
                     self.backlog.append(item)
                     continue
-                self._on_message(item[1])
+                self._on_message(item[1], item[2] if len(item) > 2 else None)
             elif kind == "line":
                 await self._on_line(item[1])
             elif kind == "eof":
@@ -197,8 +198,8 @@ class Game:
 
     # ------------------------------------------------------------------ server messages
 
-    def _on_message(self, msg: dict[str, Any]) -> None:
-        self.ui.raw(msg)
+    def _on_message(self, msg: dict[str, Any], raw: str | None = None) -> None:
+        self.ui.raw(msg, raw)
         m = self.model
         t = msg.get("type")
         if t in ("snapshot", "event", "your_turn") and msg.get("table") not in (None, m.table):
@@ -211,7 +212,7 @@ class Game:
             return
         if t in ("ok", "joined", "watching", "pong", "error"):
             return  # answers to requests we no longer wait for (e.g. sent before a reconnect)
-        before = m.deal
+        before = [m.seat_info(s) for s in range(4)]  # to tell a join from a reconnection
         events = m.apply(msg)
         if t == "snapshot":
             self.decision = None
@@ -224,7 +225,7 @@ class Game:
 
     def _after_message(self) -> None:
         m = self.model
-        if m.state == "waiting" and not self.spectator and self.opts.waiting_hint:
+        if m.info and m.state == "waiting" and not self.spectator and self.opts.waiting_hint:
             seated = sum(1 for s in m.info.get("seats") or [] if s.get("kind") == "human")
             if seated != self.waiting_shown:
                 self.waiting_shown = seated
@@ -300,20 +301,25 @@ class Game:
             text.stylize(style)
         self.ui.say(text)
 
-    def _narrate(self, ev: dict[str, Any], before: Any) -> None:
+    def _narrate(self, ev: dict[str, Any], before: list[dict[str, Any]]) -> None:
         tr, m, t = self.tr, self.model, ev.get("type")
         d = m.deal
         cs = self.cs
         if t == "seat":
-            n = ev.get("seat")
+            n = int(ev.get("seat", 0))
             who = ev.get("name") or "?"
+            prev = before[n] if 0 <= n < 4 else {}
             if ev.get("kind") == "human" and n != m.seat:
-                key = "ev.seat_joined" if ev.get("connected") else "ev.seat_away"
-                self.ui.say(
-                    Text(tr(key, name=who, n=n), style="dim" if ev.get("connected") else "yellow")
-                )
-            elif ev.get("kind") == "ai" and m.state == "playing":
+                if prev.get("kind") != "human" or prev.get("name") != ev.get("name"):
+                    self.ui.say(Text(tr("ev.seat_joined", name=who, n=n), style="dim"))
+                elif prev.get("connected") and not ev.get("connected"):
+                    self.ui.say(Text(tr("ev.seat_away", name=who), style="yellow"))
+                elif not prev.get("connected") and ev.get("connected"):
+                    self.ui.say(Text(tr("ev.seat_back", name=who), style="dim"))
+            elif ev.get("kind") == "ai" and prev.get("kind") == "human" and m.state == "playing":
                 self.ui.say(Text(tr("ev.seat_ai", n=n), style="dim"))
+            elif ev.get("kind") == "empty" and prev.get("kind") == "human":
+                self.ui.say(Text(tr("ev.seat_empty", n=n), style="dim"))
         elif t == "table_state":
             state = ev.get("state")
             if state == "playing":
@@ -411,6 +417,8 @@ class Game:
         m = self.model
         if self.spectator or self.pending is not None or self.decision is not None:
             return
+        if not self.link.connected:
+            return  # once the seat is resumed the server prompts again
         if not m.my_turn() or m.deal is None or m.legal is None:
             return
         hand = list(m.deal.hand or [])

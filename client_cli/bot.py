@@ -29,7 +29,7 @@ def choose(legal: dict[str, Any], hand: list[str]) -> dict[str, Any]:
     bids = legal.get("bids") or []
     if bids:
         strength = hand_strength(hand)
-        want = "garde" if strength >= 16 else "prise" if strength >= 12 else "pass"
+        want = "garde" if strength >= 15 else "prise" if strength >= 10 else "pass"
         return {"type": "bid", "contract": want if want in bids else "pass"}
     rule = legal.get("discard")
     if rule:

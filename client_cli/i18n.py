@@ -795,11 +795,15 @@ class Tr:
         self.lang = lang if lang in MESSAGES else "en"
         self.table = MESSAGES[self.lang]
         self.missing: set[str] = set()
+        # Tests (and translators) set ATOUT_I18N_STRICT=1 to fail loudly on a missing key.
+        self.strict = bool(os.environ.get("ATOUT_I18N_STRICT"))
 
     def __call__(self, key: str, **kw: Any) -> str:
         template = self.table.get(key)
         if template is None:
             self.missing.add(key)
+            if self.strict:
+                raise KeyError(f"no {self.lang} translation for {key!r}")
             template = EN.get(key, key)
         return template.format(**kw) if kw else template
 

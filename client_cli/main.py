@@ -155,6 +155,10 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
                     table = args.table
                 joined = None
                 saved = seats.lookup(url, table) if args.command == "join" else None
+                if saved is not None and (
+                    saved.get("name") != name or args.seat not in (None, saved.get("seat"))
+                ):
+                    saved = None  # another player of this account, or another seat asked for
                 if saved is not None:  # our seat from before a Ctrl-C or a crash
                     try:
                         joined = await link.call({"type": "resume", "token": saved["token"]})
@@ -165,7 +169,7 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
                         {"type": "join", "table": table, "seat": getattr(args, "seat", None)}
                     )
                 link.token = joined["token"]
-                seats.remember(url, table, joined["token"], joined["seat"])
+                seats.remember(url, table, joined["token"], joined["seat"], name)
                 model.table = table
                 model.seat = joined["seat"]
                 if args.command == "play":

@@ -82,7 +82,8 @@ def _is_loopback(url: str) -> bool:
 class Link:
     """A session with the server that reconnects by itself.
 
-    Pushes and answers not awaited with :meth:`call` arrive on ``queue`` as ``("msg", dict)``;
+    Pushes and answers not awaited with :meth:`call` arrive on ``queue`` as
+    ``("msg", dict, wire text)``;
     connection news as ``("net", kind, info)`` with kind ``lost`` (retry scheduled), ``resumed``
     or ``fatal`` (the link gave up; ``info`` is a :class:`LinkError`)."""
 
@@ -131,6 +132,10 @@ class Link:
         if ws is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(ws.close(CloseCode.NORMAL, "bye"), 2)
+
+    @property
+    def connected(self) -> bool:
+        return self._ws is not None
 
     @property
     def grace(self) -> float:
@@ -241,7 +246,8 @@ class Link:
                     if fut is not None and not fut.done():
                         fut.set_result(msg)
                     else:
-                        self.queue.put_nowait(("msg", msg))
+                        raw = data if isinstance(data, str) else data.decode("utf-8", "replace")
+                        self.queue.put_nowait(("msg", msg, raw))
                 close = ws.close_rcvd
             except ConnectionClosed as e:
                 close = e.rcvd

@@ -62,9 +62,9 @@ def lookup(server: str, table: str) -> dict[str, Any] | None:
     return _load().get(_key(server, table))
 
 
-def remember(server: str, table: str, token: str, seat: int) -> None:
+def remember(server: str, table: str, token: str, seat: int, name: str) -> None:
     data = _load()
-    data[_key(server, table)] = {"token": token, "seat": seat, "at": time.time()}
+    data[_key(server, table)] = {"token": token, "seat": seat, "name": name, "at": time.time()}
     _store(data)
 
 

@@ -1,0 +1,553 @@
+"""The real ``atout`` client process, driven through a pseudo-terminal (pexpect) against a real
+``atout-server serve`` process on 127.0.0.1 (free port, temporary database, AI think delay 0).
+
+A test here types what a person would type and reads the screen the way a person would: the
+hand panel shows the legal cards with numbers, prompts end with `` > ``. Scores shown by the
+client are checked against the deal records the server stored (``atout-server export``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+TIMEOUT = 20
+
+SYMBOL_TO_SUIT = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+CARD = r"(?:[♠♥♦♣](?:10|[1-9JCQK])|T(?:1\d|2[01]|[1-9])|EX)"
+PROMPTS = {
+    "bid": r"Your bid > ",
+    "discard": r"Your discard > ",
+    "chelem": r"Announce a chelem\?.*\] > ",
+    "poignee": r"Show a poignée\? > ",
+    "card": r"Your card > ",
+    "pause": r"Enter: (?:continue|finish) · r: review the deal trick by trick > ",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProc:
+    def __init__(self, tmp: Path) -> None:
+        self.port = free_port()
+        self.db = tmp / "atout.db"
+        self.log = open(tmp / "server.log", "wb")  # noqa: SIM115 (closed in stop)
+        self.proc = subprocess.Popen(
+            [
+                str(BIN / "atout-server"),
+                "serve",
+                "--port",
+                str(self.port),
+                "--db",
+                str(self.db),
+                "--think-delay",
+                "0",
+                "--deal-pause",
+                "0",
+                "--absent-wait",
+                "30",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            cwd=tmp,
+        )
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise RuntimeError("the server did not start") from None
+                time.sleep(0.05)
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+    def results(self, table: str, n: int, timeout: float = 10) -> list[dict[str, Any]]:
+        """The stored records of ``table`` (waits until ``n`` deals are there)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = subprocess.run(
+                [str(BIN / "atout-server"), "export", "--db", str(self.db), "--table", table],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            recs = [json.loads(line) for line in out.splitlines() if line.strip()]
+            if len(recs) >= n or time.monotonic() > deadline:
+                return sorted(recs, key=lambda r: r["meta"]["deal_no"])
+            time.sleep(0.1)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProc]:
+    s = ServerProc(tmp_path)
+    yield s
+    s.stop()
+
+
+def spawn(
+    args: list[str], tmp: Path, lang: str = "en", home: str = "state", **env_extra: str
+) -> pexpect.spawn:
+    """The client in a pseudo-terminal; ``home`` names the player's own state directory."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp),
+        "ATOUT_STATE_DIR": str(tmp / home),
+        "COLUMNS": "100",
+        "LINES": "50",
+        "TERM": "dumb",  # no colour codes in the text we match
+        "LANG": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "ATOUT_I18N_STRICT": "1",
+        **env_extra,
+    }
+    child = pexpect.spawn(
+        str(BIN / "atout"),
+        [*args, "--lang", lang],
+        env=env,
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        dimensions=(50, 100),
+        cwd=str(tmp),
+    )
+    child.logfile_read = open(tmp / f"client-{len(list(tmp.glob('client-*')))}.log", "w")  # noqa: SIM115
+    return child
+
+
+def to_code(label: str) -> str:
+    return SYMBOL_TO_SUIT[label[0]] + label[1:] if label[0] in SYMBOL_TO_SUIT else label
+
+
+def parse_hand(screen: str) -> tuple[list[str], dict[int, str]]:
+    """(every card in the last hand panel, {number: card} for the marked ones)."""
+    start = screen.rfind("Your hand (")
+    assert start >= 0, "no hand on screen"
+    panel = screen[start : screen.index("╰", start)]
+    body = panel.split("\n", 1)[1]
+    cards: list[str] = []
+    marked: dict[int, str] = {}
+    for tok in re.findall(rf"(?:(\d+):)?({CARD})(?=\s|│|$)", body):
+        num, label = tok
+        code = to_code(label)
+        cards.append(code)
+        if num:
+            marked[int(num)] = code
+    return cards, marked
+
+
+def expect_prompt(child: pexpect.spawn) -> str:
+    names = list(PROMPTS)
+    i = child.expect([PROMPTS[n] for n in names] + [pexpect.EOF])
+    if i == len(names):
+        raise AssertionError(f"the client exited:\n{child.before[-3000:]}")
+    return names[i]
+
+
+def table_id(screen: str) -> str:
+    m = re.search(r"Table (\S+) · deal", screen)
+    assert m, "no table title on screen"
+    return m.group(1)
+
+
+def summary_scores(screen: str) -> dict[str, float]:
+    """{player name: this deal's score} from the last summary panel."""
+    start = screen.rfind(": result")
+    start = screen.index("This deal", start)  # the per-seat table under the figures
+    panel = screen[start : screen.index("Standings after deal", start)]
+    out = {}
+    for name, score in re.findall(r"│\s+(You|AI \d|\w+)\s+([+-]?\d+(?:\.\d)?)\s+│", panel):
+        out[name] = float(score)
+    return out
+
+
+def seat_names(you: int) -> list[str]:
+    return ["You" if s == you else f"AI {s}" for s in range(4)]
+
+
+# ---------------------------------------------------------------------- a deal typed by hand
+
+
+def test_a_human_plays_whole_deals_by_typing(server: ServerProc, tmp_path: Path) -> None:
+    child = spawn(
+        ["play", "--server", server.url, "--name", "Ann", "--deals", "8", "--ai", "heuristic"],
+        tmp_path,
+    )
+    child.expect(r"you sit at seat (\d)")
+    you = int(child.match.group(1))
+    seen: dict[str, int] = {}
+    took_deal = None  # deal number in which we took and discarded
+    tid = ""
+    deals_done = 0
+    plays_by_code = 0
+    while True:
+        kind = expect_prompt(child)
+        screen = child.before
+        seen[kind] = seen.get(kind, 0) + 1
+        if kind == "bid":
+            options = screen[screen.rfind("1: ") :].split("\n", 1)[0]
+            choice = next((c for c in ("garde (", "prise (") if c in options), None)
+            child.sendline(choice.split(" ")[0] if choice else "pass")
+        elif kind == "discard":
+            tid = table_id(screen)
+            hand, marked = parse_hand(screen)
+            assert len(hand) == 24 and marked  # the 24 cards, discardable ones numbered
+            need = int(re.search(r"Choose (\d) cards", screen).group(1))
+            # refusals first: each explains and asks again
+            kings = [c for c in hand if c.endswith("K") and not c.startswith("T")]
+            if kings:
+                child.sendline(" ".join([kings[0], *[str(n) for n in range(1, need)]]))
+                child.expect(r"may never be discarded:[\s\S]*?R5\.2")
+                assert expect_prompt(child) == "discard"
+            child.sendline("1 2")
+            child.expect(r"The discard is exactly 6 cards; you named \d+\.")
+            child.expect(r"R5\.[23]")
+            assert expect_prompt(child) == "discard"
+            child.sendline("zz9")
+            child.expect(r"“zz9” is not a card code")
+            assert expect_prompt(child) == "discard"
+            picks = [marked[n] for n in sorted(marked)[:need]]
+            child.sendline(" ".join(p.lower() for p in picks))  # codes, lower case
+            child.expect(r"You discarded")
+            took_deal = int(re.findall(r"deal (\d+) of", screen)[-1])
+        elif kind == "chelem":
+            child.sendline("n")
+        elif kind == "poignee":
+            child.sendline("1")  # show the default set
+            child.expect(r"You show a \w+ poignée")
+        elif kind == "card":
+            hand, marked = parse_hand(screen)
+            assert marked, "no legal card is marked"
+            assert set(marked.values()) <= set(hand)
+            illegal = [c for c in hand if c not in marked.values()]
+            if illegal and seen.get("illegal", 0) == 0:
+                seen["illegal"] = 1
+                child.sendline(illegal[0])
+                child.expect(r"You may not play [\s\S]*?\(R7\.[56]\)")
+                child.expect(r"You may play: ")
+                child.expect(r"The server refused \(R7\.[56]\)")
+                assert expect_prompt(child) == "card"
+            if seen.get("unknown", 0) == 0:
+                seen["unknown"] = 1
+                child.sendline("Q99")
+                child.expect(r"“Q99” is not a card code or a number from the list")
+                assert expect_prompt(child) == "card"
+            n = min(marked)
+            if plays_by_code % 2:
+                child.sendline(marked[n].lower())
+            else:
+                child.sendline(str(n))
+            plays_by_code += 1
+        elif kind == "pause":
+            deals_done += 1
+            deal_no = (
+                int(re.findall(r"Deal (\d+): result", screen)[-1]) if ": result" in screen else None
+            )
+            if took_deal is not None and deal_no == took_deal:
+                shown = summary_scores(screen)
+                rec = server.results(tid, took_deal)[took_deal - 1]
+                stored = rec["result"]
+                names = seat_names(you)
+                assert {names[s]: float(stored["scores"][s]) for s in range(4)} == shown
+                assert rec["meta"]["players"][you] == "Ann"
+                assert (
+                    f"Taker's points                        {stored['taker_points']:g}"[:30]
+                    in screen
+                )
+                child.sendline("r")  # the deal trick by trick
+                child.expect(r"Deal \d+, trick by trick")
+                child.expect(rf"Taker's card points: {stored['taker_points']:g}")
+                assert expect_prompt(child) == "pause"
+                child.sendline("q")
+                child.expect(pexpect.EOF)
+                break
+            child.sendline("")
+            assert deals_done < 8, "never took in eight deals"
+    child.close()
+    assert child.exitstatus == 0
+    assert seen.get("illegal") and seen.get("unknown")
+    assert "Traceback" not in child.before
+
+
+# ---------------------------------------------------------------------- reconnection
+
+
+class Proxy:
+    """A TCP proxy between the client and the server whose connections the test can cut."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target = target_port
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.port = self.sock.getsockname()[1]
+        self.conns: list[socket.socket] = []
+        self.accepted = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            with self.lock:
+                self.conns += [client, upstream]
+                self.accepted += 1
+            threading.Thread(target=self._pipe, args=(client, upstream), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        """Drop every connection abruptly (no WebSocket close frame), as a network would."""
+        with self.lock:
+            conns, self.conns = self.conns, []
+        for s in conns:
+            # shutdown() wakes the pipe threads blocked in recv(); close() alone would not, and
+            # the peers would only notice at their next ping timeout.
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                s.close()
+
+    def close(self) -> None:
+        self.sock.close()
+        self.cut()
+
+
+def test_a_cut_connection_is_resumed_and_the_deal_finishes(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    proxy = Proxy(server.port)
+    try:
+        child = spawn(
+            ["play", "--server", f"ws://127.0.0.1:{proxy.port}", "--name", "Rex", "--deals", "6"],
+            tmp_path,
+        )
+        child.expect(r"you sit at seat (\d)")
+        you = int(child.match.group(1))
+        cards_played = 0  # in the current deal
+        cut_in_deal = None
+        while True:
+            kind = expect_prompt(child)
+            screen = child.before
+            if kind == "card" and cards_played == 3 and cut_in_deal is None:
+                cut_in_deal = int(re.findall(r"deal (\d+) of", screen)[-1])
+                proxy.cut()
+                child.expect(r"Connection lost; reconnecting in [\d.]+ s \(attempt 1\)")
+                child.expect(r"Reconnected: your seat is back\.")
+                assert expect_prompt(child) == "card"  # the server asks again after resuming
+                screen = child.before
+            if kind == "bid":
+                options = screen[screen.rfind("1: ") :].split("\n", 1)[0]
+                child.sendline("prise" if "prise" in options else "pass")
+            elif kind == "discard":
+                _, marked = parse_hand(screen)
+                need = int(re.search(r"Choose (\d) cards", screen).group(1))
+                child.sendline(" ".join(str(n) for n in sorted(marked)[:need]))
+            elif kind in ("chelem", "poignee"):
+                child.sendline("")
+            elif kind == "card":
+                _, marked = parse_hand(screen)
+                assert marked
+                child.sendline(str(min(marked)))
+                cards_played += 1
+            elif kind == "pause":
+                cards_played = 0
+                if cut_in_deal is None:
+                    child.sendline("")
+                    continue
+                deal_no = int(re.findall(r"Deal (\d+): result", screen)[-1])
+                assert deal_no == cut_in_deal
+                shown = summary_scores(screen)
+                child.sendline("q")
+                child.expect(pexpect.EOF)
+                break
+        child.close()
+        assert child.exitstatus == 0
+        assert proxy.accepted == 2  # the first connection and the resumed one
+        full = (tmp_path / "client-0.log").read_text()
+        tid = re.search(r"Table (\S+) · deal", full).group(1)
+        rec = server.results(tid, cut_in_deal)[cut_in_deal - 1]
+        assert {seat_names(you)[s]: float(rec["result"]["scores"][s]) for s in range(4)} == shown
+        # every card of ours in the record was typed here: the AI never stood in
+        plays = [a for a in rec["actions"] if a["type"] == "play" and a["seat"] == you]
+        assert len(plays) == 18
+        assert "Traceback" not in full
+    finally:
+        proxy.close()
+
+
+# ---------------------------------------------------------------------- languages, auto, json
+
+
+@pytest.mark.parametrize(
+    ("lang", "words", "result"),
+    [
+        ("en", ("Deal 1 — dealer", "Final standings"), ("Taker's points", "Per defender")),
+        ("fr", ("Donne 1 — donneur", "Classement final"), ("Points du preneur", "Par défenseur")),
+        ("cs", ("Rozdání 1 — rozdává", "Konečné pořadí"), ("Body hráče", "Na obránce")),
+    ],
+)
+def test_each_language_plays_full_deals(
+    server: ServerProc, tmp_path: Path, lang: str, words: tuple[str, ...], result: tuple[str, ...]
+) -> None:
+    # --auto plays for us; ATOUT_I18N_STRICT makes any missing translation crash the client.
+    # Four deals: at least one is played out (not annulled) but for a very unlikely draw.
+    child = spawn(["play", "--server", server.url, "--auto", "--deals", "4"], tmp_path, lang=lang)
+    child.expect(pexpect.EOF, timeout=60)
+    child.close()
+    text = (tmp_path / "client-0.log").read_text()
+    assert child.exitstatus == 0, text[-2000:]
+    for w in words + result:
+        assert w in text, (lang, w)
+    assert "Traceback" not in text and "{" not in text
+
+
+def test_json_mode_prints_protocol_messages(server: ServerProc, tmp_path: Path) -> None:
+    out = subprocess.run(
+        [str(BIN / "atout"), "play", "--server", server.url, "--auto", "--json", "--deals", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ATOUT_STATE_DIR": str(tmp_path / "state"), "PYTHONIOENCODING": "utf-8"},
+        stdin=subprocess.DEVNULL,
+    )
+    assert out.returncode == 0, out.stderr
+    msgs = [json.loads(line) for line in out.stdout.splitlines()]
+    types = {m["type"] for m in msgs}
+    assert {"snapshot", "event", "your_turn"} <= types
+    over = [m["event"] for m in msgs if m["type"] == "event" and m["event"]["type"] == "deal_over"]
+    assert len(over) == 1
+    tid = next(m["table"] for m in msgs if m["type"] == "snapshot")
+    assert server.results(tid, 1)[0]["result"] == over[0]["result"]
+
+
+# ---------------------------------------------------------------------- friends, spectators, Ctrl-C
+
+
+def test_friends_create_join_watch_and_list(server: ServerProc, tmp_path: Path) -> None:
+    host = spawn(
+        [
+            "create",
+            "--server",
+            server.url,
+            "--name",
+            "Host",
+            "--auto",
+            "--deals",
+            "1",
+            "--table-name",
+            "Friday",
+        ],
+        tmp_path,
+    )
+    host.expect(r"Friends join it with:\s+atout join (\S+) --server")
+    tid = host.match.group(1)
+    host.expect(r"Type `start` to start now")
+    listing = subprocess.run(
+        [str(BIN / "atout"), "tables", "--server", server.url],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "COLUMNS": "120", "PYTHONIOENCODING": "utf-8"},
+    )
+    assert tid in listing.stdout and "Friday" in listing.stdout and "waiting" in listing.stdout
+    friend = spawn(
+        ["join", tid, "--server", server.url, "--name", "Zoe", "--auto", "--seat", "2"],
+        tmp_path,
+        home="zoe",
+    )
+    friend.expect(rf"You sit at seat 2 of table {tid}")
+    host.expect(r"Zoe sits at seat 2")
+    watcher = spawn(["watch", tid, "--server", server.url, "--name", "Eve"], tmp_path, home="eve")
+    watcher.expect(rf"You are watching table {tid}")
+    host.sendline("start")
+    for child in (host, friend, watcher):
+        child.expect(r"Deal 1: result|Deal 1 was annulled")
+        child.expect(r"Final standings")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0, child.before[-2000:]
+    rec = server.results(tid, 1)[0]
+    assert rec["meta"]["players"][2] == "Zoe"
+
+
+def test_ctrl_c_leaves_cleanly_and_join_takes_the_seat_back(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    child = spawn(["play", "--server", server.url, "--name", "Ann", "--deals", "2"], tmp_path)
+    child.expect(r"you sit at seat (\d)")
+    seat = child.match.group(1)
+    expect_prompt(child)
+    tid = table_id(child.before)
+    child.sendcontrol("c")
+    child.expect(rf"Bye! An AI plays your seat; within \d+ s `atout join {tid}` gives it back")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 or child.signalstatus is None
+    assert "Traceback" not in child.before
+    back = spawn(["join", tid, "--server", server.url, "--name", "Ann"], tmp_path)
+    back.expect(rf"You sit at seat {seat} of table {tid}")
+    expect_prompt(back)  # the game goes on where we left it
+    back.sendcontrol("c")
+    back.expect(pexpect.EOF)
+    back.close()
+
+
+def test_unreachable_server_and_unknown_table_are_explained(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    dead = spawn(["play", "--server", f"ws://127.0.0.1:{free_port()}"], tmp_path)
+    dead.expect(r"Cannot reach the server at ws://127\.0\.0\.1:\d+")
+    dead.expect(r"Is the server running\? Start one with `atout-server serve`")
+    dead.expect(pexpect.EOF)
+    dead.close()
+    assert dead.exitstatus == 1
+    nope = spawn(["join", "nosuchtable", "--server", server.url], tmp_path)
+    nope.expect(r"There is no open table “nosuchtable”")
+    nope.expect(pexpect.EOF)
+    nope.close()
+    assert nope.exitstatus == 1
