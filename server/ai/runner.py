@@ -5,16 +5,20 @@ The table server calls :func:`decide` (or :meth:`Runner.decide`) for any AI seat
     action = await decide("strong", view, legal, deadline_s=2.0)
 
 Cheap bots (``random``, ``heuristic``: well under a millisecond) run inline. ``strong``
-decisions run in a pool of worker processes (one per core by default), never on the event
-loop. Each decision has a deadline: the worker is told the wall-clock time by which it must
-answer and thinks until then at most (its own budget permitting), so a decision that waited in
-the queue thinks less. If the answer still does not arrive in time (pool saturated, worker
-crashed), the heuristic move is played instead; the result is always a legal action.
+decisions run in a pool of worker processes, never on the event loop (by default one process
+per core but one, which stays with the loop). Bids, discard, chelem and poignée decisions are
+the heuristic's, made inline. Each card decision has a deadline: the worker is told the
+wall-clock time by which it must answer and thinks until then at most, so a decision that
+waited in the queue thinks less; under load (more decisions in flight than workers) every
+decision also thinks proportionally less, so waiting stays about one budget long. If no answer
+arrives in time (pool saturated, worker crashed), the heuristic move is played instead; the
+result is always a legal action.
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -25,6 +29,7 @@ from server.rules import Action, Legal
 
 from . import make_bot
 from .heuristic import pre_play_action
+from .strong import DEFAULT_BUDGET_MS
 
 INLINE_LEVELS = ("random", "heuristic")
 # Time kept for the answer to travel back from the worker, and the least thinking time worth
@@ -32,45 +37,46 @@ INLINE_LEVELS = ("random", "heuristic")
 RETURN_MARGIN_S = 0.015
 MIN_THINK_S = 0.005
 
-_worker_bots: dict[tuple[str, float | None], Any] = {}
+_worker_bots: dict[str, Any] = {}
 
 
 def _worker_decide(
-    level: str, view: dict[str, Any], legal: Legal, wall_deadline: float, budget_ms: float | None
+    level: str, view: dict[str, Any], legal: Legal, wall_deadline: float, budget_ms: float
 ) -> tuple[Action, dict[str, Any]]:
-    """Runs in a worker process: think until ``wall_deadline`` (a ``time.time()`` value) at
-    most. Returns the action and the search statistics."""
-    key = (level, budget_ms)
-    bot = _worker_bots.get(key)
+    """Runs in a worker process: think for ``budget_ms`` at most, and answer by
+    ``wall_deadline`` (a ``time.time()`` value). Returns the action and search statistics."""
+    bot = _worker_bots.get(level)
     if bot is None:
-        if level == "strong" and budget_ms is not None:
-            from .strong import StrongBot
-
-            bot = StrongBot(os.getpid(), budget_ms=budget_ms)
-        else:
-            bot = make_bot(level, os.getpid())
-        _worker_bots[key] = bot
+        bot = _worker_bots[level] = make_bot(level, os.getpid())
     remaining_ms = (wall_deadline - time.time() - RETURN_MARGIN_S) * 1000.0
     if level == "strong":
-        budget = min(bot.budget_ms, max(0.0, remaining_ms))
-        act = bot.choose(view, legal, budget_ms=budget)
+        act = bot.choose(view, legal, budget_ms=max(0.0, min(budget_ms, remaining_ms)))
         return act, dict(bot.last_stats)
     return bot.choose(view, legal), {}
 
 
 def _warm(_: int = 0) -> int:
-    """Import the search code in a worker ahead of the first decision."""
-    from . import strong  # noqa: F401
-
+    """Start a worker (imports done) ahead of the first decision."""
     return os.getpid()
 
 
 class Runner:
     """A pool of worker processes for AI decisions (see module doc)."""
 
-    def __init__(self, workers: int | None = None, strong_budget_ms: float | None = None) -> None:
-        self.workers = workers or os.cpu_count() or 1
-        self.strong_budget_ms = strong_budget_ms
+    def __init__(
+        self,
+        workers: int | None = None,
+        strong_budget_ms: float | None = None,
+        share_load: bool = True,
+    ) -> None:
+        # One core stays with the event loop (views, rules, I/O): on 2 cores, 1 worker gave a
+        # lower loop lag and more decisions per second than 2 (bench/ai_loop_lag.py).
+        self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
+        self.strong_budget_ms = strong_budget_ms or DEFAULT_BUDGET_MS
+        # Under load (more decisions in flight than workers) each decision thinks less, so
+        # that waiting stays about one budget long instead of growing with the queue.
+        self.share_load = share_load
+        self.pending = 0
         self._pool: ProcessPoolExecutor | None = None
         self._inline = {level: make_bot(level, 0) for level in INLINE_LEVELS}
         self.fallbacks = 0
@@ -80,7 +86,11 @@ class Runner:
     @property
     def pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers)
+            # "spawn": a fork of a server process that runs threads (SQLite, executors) could
+            # inherit a held lock; spawned workers start clean and are started once.
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn")
+            )
         return self._pool
 
     def warm_up(self) -> None:
@@ -110,13 +120,12 @@ class Runner:
         if len(legal.plays) == 1 or deadline_s < MIN_THINK_S + RETURN_MARGIN_S:
             return self.fallback(view, legal)
         start = time.time()
+        think_ms = budget_ms if budget_ms is not None else self.strong_budget_ms
+        self.pending += 1
+        if self.share_load and self.pending > self.workers:
+            think_ms *= self.workers / self.pending
         fut: Future[tuple[Action, dict[str, Any]]] = self.pool.submit(
-            _worker_decide,
-            level,
-            view,
-            legal,
-            start + deadline_s,
-            budget_ms if budget_ms is not None else self.strong_budget_ms,
+            _worker_decide, level, view, legal, start + deadline_s, think_ms
         )
         try:
             act, stats = await asyncio.wait_for(asyncio.wrap_future(fut), timeout=deadline_s)
@@ -129,6 +138,7 @@ class Runner:
             self.fallbacks += 1
             return self.fallback(view, legal)
         finally:
+            self.pending -= 1
             fut.cancel()  # no effect once it ran; drops it from the queue otherwise
         self.last_stats = stats
         return act
