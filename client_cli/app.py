@@ -430,18 +430,19 @@ class Game:
         if d is None:
             return
         self.decision = d
-        self._show_decision(redraw=True)
+        self._show_decision(table=True)
 
-    def _show_decision(self, *, redraw: bool) -> None:
+    def _show_decision(self, *, table: bool) -> None:
+        """The table (with ``table``), the hand with this decision's numbers, options, prompt."""
         d = self.decision
         if d is None:
             return
         m = self.model
-        if redraw:
+        if table:
             self.ui.show(table_view(m, self.tr, self.cs))
-            self.ui.show(hand_view(d.hand, self.cs, self.tr, d.numbers or None, legend=d.legend))
-            if m.timer:
-                self.ui.say(self.tr("screen.timer", s=m.timer), "yellow")
+        self.ui.show(hand_view(d.hand, self.cs, self.tr, d.numbers or None, legend=d.legend))
+        if table and m.timer:
+            self.ui.say(self.tr("screen.timer", s=m.timer), "yellow")
         for line in d.header():
             self.ui.show(line)
         self.ui.prompt(d.prompt())
@@ -479,7 +480,7 @@ class Game:
             return
         if word in ("table", "t"):
             if self.decision is not None:
-                self._show_decision(redraw=True)
+                self._show_decision(table=True)
             else:
                 self.ui.show(table_view(self.model, self.tr, self.cs))
             return
@@ -510,7 +511,7 @@ class Game:
             self.ui.prompt(d.prompt())
         elif out.next is not None:
             self.decision = out.next
-            self._show_decision(redraw=False)
+            self._show_decision(table=False)  # the hand again, now with the playable cards numbered
         elif out.action is not None:
             await self._send(out.action)
 

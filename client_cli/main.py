@@ -94,6 +94,14 @@ def build_parser(tr: Tr) -> argparse.ArgumentParser:
     return p
 
 
+def command_line(verb: str, table: str, url: str) -> str:
+    """The command that joins or watches ``table``, safe to copy and paste (table ids may
+    start with ``-``, which argparse would take for an option without the ``--``)."""
+    server = "" if url == DEFAULT_SERVER else f" --server {url}"
+    table_arg = f"-- {table}" if table.startswith("-") else table
+    return f"atout {verb}{server} {table_arg}"
+
+
 def _table_request(args: argparse.Namespace, *, public: bool, name: str = "") -> dict[str, Any]:
     body: dict[str, Any] = {"type": "create_table", "public": public, "ai": args.ai}
     if name:
@@ -176,20 +184,14 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
                     ui.say(tr("play.created", ai=args.ai, seat=joined["seat"]), "bold")
                     await link.call({"type": "start", "table": table})
                 elif args.command == "create":
-                    server = "" if url == DEFAULT_SERVER else f" --server {url}"
                     ui.say(tr("create.done", table=table), "bold")
                     ui.say(tr("create.join"))
-                    ui.say(f"    atout join {table}{server}", "bold cyan")
+                    ui.say("    " + command_line("join", table, url), "bold cyan")
                     ui.say(tr("create.watch"))
-                    ui.say(f"    atout watch {table}{server}", "bold cyan")
+                    ui.say("    " + command_line("watch", table, url), "bold cyan")
                     if args.json:
-                        ui.raw(
-                            {
-                                "type": "client_table",
-                                "table": table,
-                                "join": f"atout join {table}{server}",
-                            }
-                        )
+                        join = command_line("join", table, url)
+                        ui.raw({"type": "client_table", "table": table, "join": join})
                 else:
                     ui.say(tr("join.done", seat=joined["seat"], table=table), "bold")
         except ServerError as e:
@@ -230,7 +232,8 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
 def _bye(ui: UI, tr: Tr, model: TableModel, link: Link) -> None:
     ui.say("")  # the cursor may stand after a prompt
     if model.seat is not None and model.state == "playing" and link.token and link.grace > 0:
-        ui.note(tr("bye.seat", grace=link.grace, table=model.table))
+        command = command_line("join", model.table, link.url)
+        ui.note(tr("bye.seat", grace=link.grace, command=command))
     else:
         ui.note(tr("bye"))
 
