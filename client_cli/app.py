@@ -404,7 +404,7 @@ class Game:
 
     def _is_last_deal(self) -> bool:
         total = self.model.info.get("deals")
-        return bool(total) and int(self.model.info.get("deal_no", 0)) >= int(total)
+        return total is not None and int(self.model.info.get("deal_no") or 0) >= int(total)
 
     def _pause_prompt(self) -> None:
         self.ui.prompt(

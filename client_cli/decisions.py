@@ -273,10 +273,10 @@ class PlayDecision(Decision):
         """A translated explanation of why ``card`` was refused, from the trick in progress."""
         tr = self.tr
         trick = self.trick or []
-        lead = next((C.suit(c) for c in trick if c != C.EXCUSE), None)
+        lead = next((C.suit(c) for c in trick if c != C.EXCUSE), "")
         has = {C.suit(c) for c in self.hand}
         trumps_in_trick = [c for c in trick if C.is_trump(c)]
-        if lead in C.SUITS and lead in has and C.suit(card) != lead:
+        if lead and lead in C.SUITS and lead in has and C.suit(card) != lead:
             why = tr("why.follow", suit=tr(f"suit.{lead}"))
         elif C.is_trump(card) and trumps_in_trick and rule == "R7.6":
             best = max(trumps_in_trick, key=C.rank_value)
@@ -288,7 +288,7 @@ class PlayDecision(Decision):
             )
         elif lead == "T" and "T" in has:
             why = tr("why.trump_led")
-        elif lead in C.SUITS and "T" in has:
+        elif lead and lead in C.SUITS and "T" in has:
             why = tr("why.trump", suit=tr(f"suit.{lead}"))
         else:
             why = tr("why.generic", message=message, rule=rule or "?")

@@ -209,15 +209,15 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
         start_stdin_reader(queue)
         game = Game(link, queue, model, ui, opts)
         try:
-            code = await game.run()
+            status = await game.run()
         except asyncio.CancelledError:
             _bye(ui, tr, model, link)
             raise
         if game.finished and model.table:
             seats.forget(url, model.table)
-        elif code == 0:
+        elif status == 0:
             _bye(ui, tr, model, link)
-        return code
+        return status
     except LinkError as e:
         ui.error(tr(e.key, **e.info))
         if e.key == "err.connect":

@@ -136,6 +136,9 @@ class TableModel:
             self.legal = copy.deepcopy(msg.get("legal"))
             self.legal_v = int(msg.get("v", 0))
             self.timer = msg.get("timer")
+            hand = msg.get("hand")
+            if hand and self.deal is not None:  # the server's word on our cards wins
+                self.deal.hand = C.sort_cards(hand)
             return []
         return []
 

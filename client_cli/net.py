@@ -248,21 +248,18 @@ class Link:
                     else:
                         raw = data if isinstance(data, str) else data.decode("utf-8", "replace")
                         self.queue.put_nowait(("msg", msg, raw))
-                close = ws.close_rcvd
-            except ConnectionClosed as e:
-                close = e.rcvd
+            except ConnectionClosed:
+                pass
             if self._closing:
                 return
             for fut in self._waiters.values():
                 if not fut.done():
                     fut.set_exception(ConnectionError("connection lost"))
             self._ws = None
-            code = close.code if close is not None else None
+            code = ws.close_code  # None when the TCP connection just died
             if code in NO_RETRY:
                 key = "err.replaced" if code == CloseCode.REPLACED else "err.version"
-                self.queue.put_nowait(
-                    ("net", "fatal", LinkError(key, error=close.reason if close else ""))
-                )
+                self.queue.put_nowait(("net", "fatal", LinkError(key, error=ws.close_reason or "")))
                 return
             if not await self._reconnect():
                 return

@@ -269,6 +269,8 @@ def summary_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> R
     t.add_row(tr("sum.oudlers"), str(r.get("oudlers")))
     t.add_row(tr("sum.target"), fmt_points(r.get("target")))
     t.add_row(tr("sum.points"), fmt_points(r.get("taker_points")))
+    if r.get("taker_points") is not None:
+        t.add_row(tr("sum.defence"), fmt_points(91 - float(r["taker_points"])))
     diff = abs(float(r.get("taker_points") or 0) - float(r.get("target") or 0))
     outcome = tr("sum.won" if r.get("won") else "sum.lost", d=fmt_points(diff))
     t.add_row(tr("sum.outcome"), Text(outcome, style="bold green" if r.get("won") else "bold red"))
@@ -303,7 +305,7 @@ def standings_view(model: TableModel, tr: Tr, *, final: bool = False) -> Rendera
     t.add_column(tr("sum.total"), justify="right")
     order = sorted(range(4), key=lambda s: -float(totals[s]))
     for rank, s in enumerate(order, 1):
-        row = [str(rank), seat_name(model, s, tr)]
+        row: list[str | Text] = [str(rank), seat_name(model, s, tr)]
         if deal_scores is not None:
             row.append(fmt_score(deal_scores[s]))
         row.append(Text(fmt_score(totals[s]), style="bold"))

@@ -564,3 +564,53 @@ def test_help_explains_every_command_in_each_language() -> None:
         for cmd in ("play", "tables", "join", "create", "watch"):
             assert cmd in out.stdout
         assert words in out.stdout
+
+
+# ---------------------------------------------------------------------- small pieces
+
+
+def test_server_urls_are_normalized() -> None:
+    from client_cli.net import LinkError, normalize_url
+
+    assert normalize_url("127.0.0.1:8765") == "ws://127.0.0.1:8765"
+    assert normalize_url("wss://tarot.example") == "wss://tarot.example"
+    for bad in ("http://x", "ws://", "ftp://host"):
+        with pytest.raises(LinkError):
+            normalize_url(bad)
+
+
+def test_seat_tokens_are_kept_per_server_and_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from client_cli import seats
+
+    monkeypatch.setenv("ATOUT_STATE_DIR", str(tmp_path / "st"))
+    assert seats.lookup("ws://a", "T") is None
+    seats.remember("ws://a", "T", "tok", 2, "Ann")
+    seats.remember("ws://b", "T", "other", 1, "Ann")
+    assert seats.lookup("ws://a", "T")["token"] == "tok"
+    assert seats.lookup("ws://a/", "T")["seat"] == 2
+    assert (tmp_path / "st" / "seats.json").stat().st_mode & 0o777 == 0o600
+    seats.forget("ws://a", "T")
+    assert seats.lookup("ws://a", "T") is None and seats.lookup("ws://b", "T") is not None
+    (tmp_path / "st" / "seats.json").write_text("not json")
+    assert seats.lookup("ws://b", "T") is None  # a damaged file only costs the convenience
+
+
+def test_your_turn_hand_resyncs_the_model() -> None:
+    msgs, _ = deal_stream(8, 1)
+    m = TableModel(table="T1", seat=1)
+    for msg in msgs[:3]:
+        m.apply(msg)
+    m.deal.hand = ["S1"]  # pretend the model drifted
+    m.apply(
+        {
+            "type": "your_turn",
+            "table": "T1",
+            "v": m.v,
+            "seat": 1,
+            "legal": _legal(),
+            "hand": ["T2", "S3"],
+        }
+    )
+    assert m.deal.hand == ["S3", "T2"]
