@@ -220,7 +220,9 @@ class Game:
         for ev in events:
             self._narrate(ev, before)
         if self.decision is not None and not m.my_turn():
-            self.decision = None  # the moment passed (the AI acted for us on a turn timer)
+            self.decision = None  # the moment passed: the AI acted for us on a turn timer
+            if self.pending is None and any(e.get("seat") == m.seat for e in events):
+                self.ui.note(self.tr("ev.timeout"))
         self._after_message()
 
     def _after_message(self) -> None:

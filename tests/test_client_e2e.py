@@ -575,3 +575,18 @@ def test_unreachable_server_and_unknown_table_are_explained(
     nope.expect(pexpect.EOF)
     nope.close()
     assert nope.exitstatus == 1
+
+
+def test_turn_timer_lets_the_ai_decide_and_the_game_goes_on(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    child = spawn(["play", "--server", server.url, "--turn-timer", "1", "--deals", "1"], tmp_path)
+    kind = expect_prompt(child)
+    assert "You have 1 s before the AI plays for you." in child.before
+    assert kind in PROMPTS
+    child.expect(r"Time is up: the AI decided for you\.", timeout=10)
+    expect_prompt(child)  # the next decision is ours again, with its own prompt
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "Traceback" not in child.before
