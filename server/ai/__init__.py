@@ -2,6 +2,18 @@
 
 ``view`` is what :func:`server.rules.views.view` gives the seat (never more); ``legal`` is the
 seat's :class:`server.rules.Legal`. Bots never see another seat's hidden cards.
+
+Levels (``make_bot(level, seed)``):
+
+- ``random``: uniformly random legal actions (tests, baselines).
+- ``heuristic``: club-style rules, well under 5 ms a decision (:mod:`.heuristic`,
+  :mod:`.evaluate` for bids, discard, chelem and poignée, :mod:`.policy` for card play).
+- ``strong``: Perfect Information Monte Carlo card play over deals sampled from what the seat
+  knows (:mod:`.strong`, :mod:`.sampler`, :mod:`.knowledge`), with heuristic rollouts on a
+  bitmask kernel (:mod:`.kernel`) and exact search for the last tricks; 100 ms per decision by
+  default. The table server runs it through :mod:`.runner` (worker processes, deadlines).
+
+Strength and speed are measured by ``bench/ai_duel.py`` (duplicate deals, paired differences).
 """
 
 from __future__ import annotations
