@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 import re
 import secrets
@@ -122,6 +123,7 @@ class Server:
             server_header=SERVER_NAME,
         )
         self.port = self._ws.sockets[0].getsockname()[1]  # the real one when port 0 was asked
+        gc.callbacks.append(self.metrics.gc_callback)
         self._lag = asyncio.get_running_loop().create_task(self.metrics.watch_loop_lag())
         return self.port
 
@@ -138,6 +140,8 @@ class Server:
         await self.decider.shutdown()
         if self._lag is not None:
             self._lag.cancel()
+        if self.metrics.gc_callback in gc.callbacks:
+            gc.callbacks.remove(self.metrics.gc_callback)
         if self.store is not None:
             await self.store.close()
 
@@ -388,6 +392,13 @@ def run(args: argparse.Namespace) -> int:
         level=getattr(logging, str(cfg.log_level).upper(), logging.INFO),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+
+    # Collector tuning, measured (docs: 1,000 players, p99 action-to-event latency): with the
+    # default thresholds, objects that live for one AI think delay get promoted and full
+    # collections pause the loop for 100-200 ms every few seconds; a larger young generation
+    # lets them die young. Start-up objects (imports) never need scanning again.
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
 
     async def main() -> int:
         stop = asyncio.Event()

@@ -7,9 +7,12 @@ gauges that are cheap to compute (tables by state, open connections) are read at
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+
+log = logging.getLogger("atout.metrics")
 
 
 class Metrics:
@@ -27,6 +30,8 @@ class Metrics:
         self.loop_lag = 0.0  # seconds, worst lag seen over the last sampling window
         self.loop_lag_max = 0.0
         self.store_failures = 0
+        self.gc_pause_max = 0.0  # seconds, longest garbage-collector pause since start
+        self._gc_start = 0.0
         # set by the app: () -> {state: count}, () -> pending store writes
         self.tables_by_state: Callable[[], dict[str, int]] = dict
         self.store_pending: Callable[[], int] = lambda: 0
@@ -69,11 +74,27 @@ class Metrics:
                [("", round(self.loop_lag, 6))])  # fmt: skip
         metric("atout_event_loop_lag_max_seconds", "gauge", "Worst event-loop lag since start.",
                [("", round(self.loop_lag_max, 6))])  # fmt: skip
+        metric("atout_gc_pause_max_seconds", "gauge", "Longest garbage-collector pause since start.",
+               [("", round(self.gc_pause_max, 6))])  # fmt: skip
         metric("atout_store_pending_writes", "gauge", "Store calls submitted and not finished.",
                [("", self.store_pending())])  # fmt: skip
         metric("atout_store_failures_total", "counter", "Store writes that failed for good.",
                [("", self.store_failures)])  # fmt: skip
         return "\n".join(lines) + "\n"
+
+    def gc_callback(self, phase: str, info: dict[str, int]) -> None:
+        """For gc.callbacks: record the longest collection pause (a source of loop lag)."""
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        else:
+            pause = time.perf_counter() - self._gc_start
+            self.gc_pause_max = max(self.gc_pause_max, pause)
+            if pause > 0.05:
+                log.info(
+                    "garbage collection (generation %s) paused %.0f ms",
+                    info.get("generation"),
+                    pause * 1000,
+                )
 
     async def watch_loop_lag(self, interval: float = 0.25, window: int = 20) -> None:
         """Sleep ``interval`` again and again; the overshoot is the loop's lag. Keeps the worst
