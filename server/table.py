@@ -561,6 +561,10 @@ class Table:
         if idx is None:
             sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
             return
+        held = self._seat_of(sess)
+        if held is not None and held != idx:  # one seat per connection and table
+            sess.error(msg.id, ErrorCode.ALREADY_SEATED, f"you already sit at seat {held} here")
+            return
         self._resume(sess, idx, msg.v, msg.id)
 
     def _on_hello(self, sess: Session, msg: P.Hello, welcome: dict[str, Any]) -> None:

@@ -179,3 +179,21 @@ async def test_turn_timer_lets_the_ai_play_for_a_silent_player() -> None:
         ]
         assert len(acted) >= 18
         await c.close()
+
+
+async def test_one_connection_cannot_resume_two_seats_of_a_table() -> None:
+    async with running_server() as srv:
+        a = await Client.connect(srv.port, "a")
+        b = await Client.connect(srv.port, "b")
+        tid = await create_table(a)
+        await a.join(tid, seat=0)
+        await b.join(tid, seat=1)
+        r = await a.request({"type": "resume", "token": b.token})
+        assert r["type"] == "error" and r["code"] == "already_seated"
+        # resuming its own seat on the same connection is harmless: a fresh snapshot
+        r = await a.request({"type": "resume", "token": a.token})
+        assert r["type"] == "joined" and r["seat"] == 0
+        await a.wait_for(lambda m: m["type"] == "snapshot", start=len(a.msgs) - 2)
+        assert not b.is_closed
+        await a.close()
+        await b.close()
