@@ -6,9 +6,12 @@ server/rules/views.py."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from helpers_server import (
     Client,
     autoplay,
@@ -106,3 +109,28 @@ async def test_resync_snapshots_reveal_nothing_either() -> None:
         assert checked == 8  # each deal: before the drop, and after the resume
         for late in lates:
             assert check_no_leaks(late, tid, None, records) >= 1
+
+
+async def test_the_oracle_catches_a_leak() -> None:
+    """The checker is not vacuous: a forged frame showing another seat's card fails it."""
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "o")
+        tid = await create_table(c, deals=1)
+        await c.join(tid, seat=0)
+        await c.request({"type": "start", "table": tid})
+        await autoplay(c, tid, random.Random(1), table_finished)
+        await c.close()
+    assert check_no_leaks(c, tid, 0) == 1
+    record = deal_records(c, tid)[1]
+    start = next(i for i, m in enumerate(c.msgs) if is_event("deal_start")(m))
+    secret = record["hands"][2][0]  # seat 2's first card: unknown to seat 0 at the start
+    forged = {"type": "error", "id": None, "code": "internal", "message": f'"{secret}"'}
+    frames = [
+        *c.frames[: start + 1],
+        json.dumps({**forged, "message": secret}),
+        *c.frames[start + 1 :],
+    ]
+    msgs = [*c.msgs[: start + 1], forged, *c.msgs[start + 1 :]]
+    fake = SimpleNamespace(name="fake", frames=frames, msgs=msgs)
+    with pytest.raises(AssertionError, match=secret):
+        check_no_leaks(fake, tid, 0)  # type: ignore[arg-type]
