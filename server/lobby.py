@@ -110,7 +110,11 @@ class Lobby:
             think_delay=float(self.cfg.think_delay if msg.think_delay is None else msg.think_delay),
             deal_pause=float(self.cfg.deal_pause if msg.deal_pause is None else msg.deal_pause),
         )
-        tid = secrets.token_urlsafe(9)  # unguessable: a private table's id is its invitation
+        # Unguessable (a private table's id is its invitation), and never starting with "-",
+        # which command lines would take for an option.
+        tid = secrets.token_urlsafe(9)
+        while tid[0] == "-":
+            tid = secrets.token_urlsafe(9)
         rng = self._rng if self.cfg.seed is None else random.Random(self._rng.getrandbits(64))
         table = Table(tid, opts, self, sess.id, rng)
         self.tables[tid] = table

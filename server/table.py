@@ -546,8 +546,9 @@ class Table:
             {"type": "joined", "id": msg.id, "table": self.id, "seat": seat.index, "token": token}
         )
         self._unwatch(sess)
-        # The event goes out before the newcomer is attached: its snapshot already includes it.
-        self._seat_event(seat)
+        # The event goes out before the newcomer is attached (its snapshot already includes it),
+        # so it says what the seat is about to be: connected, not driven by the AI.
+        self._emit_public({"type": "seat", **seat.info(), "connected": True, "ai": None})
         seat.session = sess
         sess.seats[self.id] = seat.index
         self._snapshot(sess, seat.index)

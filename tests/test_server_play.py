@@ -181,3 +181,26 @@ async def test_ai_levels_play_through_the_server(level: str) -> None:
         assert sum(1 for m in c.events(tid) if is_event("deal_over")(m)) == 1
         assert srv.metrics.loop_lag_max < 0.5  # the search never ran on the event loop
         await c.close()
+
+
+async def test_a_join_is_announced_as_a_connected_human() -> None:
+    """Others learn of a newcomer as connected (not as a dropped player), and no table id
+    starts with "-" (command lines would read it as an option)."""
+    async with running_server() as srv:
+        a, b = await Client.connect(srv.port, "a"), await Client.connect(srv.port, "b")
+        tids = [await create_table(a, deals=1, public=False) for _ in range(15)]
+        assert not any(t.startswith("-") for t in tids)
+        tid = tids[0]
+        await a.join(tid, seat=0)
+        start = len(a.msgs)
+        await b.join(tid, seat=2)
+        _, m = await a.wait_for(
+            lambda m: (
+                m["type"] == "event" and m["event"]["type"] == "seat" and m["event"]["seat"] == 2
+            ),
+            start,
+        )
+        assert m["event"]["connected"] is True and m["event"]["kind"] == "human"
+        assert m["event"]["name"] == "b" and m["event"]["ai"] is None
+        await a.close()
+        await b.close()
