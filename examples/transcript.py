@@ -1,10 +1,13 @@
 """Record a real protocol transcript of one deal (used for docs/PROTOCOL.md).
 
     .venv/bin/python examples/transcript.py [--seed N] > transcript.md
+    .venv/bin/python examples/transcript.py --seed 2 --update docs/PROTOCOL.md
 
-Starts a table server in-process on a free port (AI think delay 0, reproducible deals from
-``--seed``), connects one client that plays seat 0 against three AI, and prints every frame in
-both directions, grouped by phase, as Markdown. The client plays simply: it bids ``garde`` when
+Starts a table server in-process on a free port with the default options of
+``atout-server serve`` (only ``--seed`` differs: it makes the deals reproducible), connects one
+client that creates a one-deal table with AI think delay 0 and plays seat 0 against three AI, and
+prints every frame in both directions, grouped by phase, as Markdown. ``--update`` replaces the
+transcript in section 12 of the given document instead (its hand-written introduction is kept). The client plays simply: it bids ``garde`` when
 it may, discards the required cards then the first choices, announces no chelem, shows a
 poignée when offered, and plays its first legal card.
 """
@@ -32,7 +35,9 @@ def _compact(obj: Any) -> str:
 
 async def record(seed: int) -> list[tuple[str, dict[str, Any]]]:
     """(direction, message) for every frame of one deal, from hello to the end of the table."""
-    server = Server(Config(port=0, think_delay=0, deal_pause=0, seed=seed), None)
+    # Server defaults (think delay 0.8 s, deal pause 3 s, ...), so that the options shown in
+    # `table_created` are those the document gives as defaults; the table asks for think_delay 0.
+    server = Server(Config(port=0, seed=seed), None)
     port = await server.start()
     out: list[tuple[str, dict[str, Any]]] = []
     try:
@@ -129,12 +134,15 @@ NOTES = {
         "the version it will speak and its limits."
     ),
     "Creating a table": (
-        "A one-deal table with AI think delay 0. Nobody sits yet: every seat is `empty`, with "
-        "the AI level that will fill it."
+        "A one-deal table with AI think delay 0; the options not given take the server's "
+        "defaults (`deal_pause` 3 s, no turn timer, `random` AI). Nobody sits yet: every seat "
+        "is `empty`, with the AI level that will fill it."
     ),
     "Sitting down": (
-        "`joined` carries the secret seat token; the snapshot (version 1: the `seat` event of "
-        "Ada sitting down) shows the waiting table and no deal yet."
+        "`joined` carries the secret seat token. The new table was at version 0; Ada sitting "
+        "down is its first event (`seat`, version 1), which Ada does not receive as an event: "
+        "her snapshot is taken at version 1 and already shows her seat, the waiting table and "
+        "no deal yet."
     ),
     "Starting the table (empty seats become AI)": (
         "`ok` answers `start`; then one `seat` event per seat that became AI and the "
@@ -203,11 +211,30 @@ def markdown(frames: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_FIRST_HEADING = "#### Handshake"
+
+
+def update(path: Path, transcript: str) -> None:
+    """Replace the transcript of section 12 (from its first phase heading up to the next
+    ``## `` section, or the end of the file) with ``transcript``."""
+    text = path.read_text(encoding="utf-8")
+    section = text.index("## 12. ")
+    start = text.index(_FIRST_HEADING, section)
+    end = text.find("\n## ", start)
+    tail = "" if end < 0 else text[end:]
+    path.write_text(text[:start] + transcript + tail, encoding="utf-8")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--update", type=Path, metavar="DOC", help="rewrite section 12 of DOC in place")
     args = p.parse_args()
-    sys.stdout.write(markdown(asyncio.run(record(args.seed))))
+    transcript = markdown(asyncio.run(record(args.seed)))
+    if args.update is not None:
+        update(args.update, transcript)
+    else:
+        sys.stdout.write(transcript)
     return 0
 
 
