@@ -1,4 +1,4 @@
-"""Deal records (spec/deal-record.md): writing, decoding and replaying in-process."""
+"""Deal records (docs/deal-record.md): writing, decoding and replaying in-process."""
 
 from __future__ import annotations
 

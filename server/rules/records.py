@@ -1,4 +1,4 @@
-"""Deal records ``atout-deal/1`` (spec/deal-record.md): reading, writing and replaying."""
+"""Deal records ``atout-deal/1`` (docs/deal-record.md): reading, writing and replaying."""
 
 from __future__ import annotations
 
