@@ -1,0 +1,1077 @@
+"""Load benchmark: the Atout server against real WebSocket clients, and against the bare limit
+of its stack (a minimal ``websockets`` echo server driven by the same clients).
+
+The Atout server runs as its own process (``atout-server serve``: temporary database, AI think
+delay 0, deal pause 0); the clients run in one or more other processes (asyncio, one
+connection per player) and play from the ``your_turn`` prompts of docs/PROTOCOL.md: a random
+legal bid, the required cards then the first allowed ones for a discard, no chelem, a random
+legal card. Modes:
+
+* ``ai``: N clients, each alone at a table with three ``random`` AI (think delay 0);
+* ``humans``: N clients, four human bot clients per table (N/4 tables);
+* ``idle``: N connections that said ``hello`` and do nothing: server memory per connection;
+* ``echo``: the same clients against ``bench/echo_server.py`` (same library and settings);
+  each request asks for as many reply frames, of the same mean size, as the Atout mode that
+  ran before it sent per action (defaults when run alone);
+* ``all``: idle, then ai and its echo, then humans and its echo.
+
+Clients act as soon as they are prompted (``--pace 0``: as fast as the server allows, a
+closed loop in which latency is queueing: about N / throughput), or after a think time drawn
+uniformly in [0.5, 1.5] x ``--pace`` seconds (an open, realistic load whose latency is the
+server's response time). They obey the server's rate limit (``welcome.limits``: 100 messages
+per second, burst 200) with a client-side token bucket, since the server has no option to
+raise it. Every figure is measured in a window that starts after a warm-up, once every table
+plays.
+
+    .venv/bin/python bench/load.py                        # all modes, 1,000 clients, ~2.5 min
+    .venv/bin/python bench/load.py --pace 1               # 1,000 players acting every ~1 s
+    .venv/bin/python bench/load.py --mode ai --clients 200 --duration 10
+    .venv/bin/python bench/load.py --quick                # everything in under a minute
+    .venv/bin/python bench/load.py --quick --json         # plus one JSON line of figures
+
+Loopback only, bounded in clients and time; stops the servers it started, even on errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import multiprocessing as mp
+import os
+import random
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+TIMEOUT = 60.0  # seconds any single request of the set-up may take
+CONNECT_PARALLEL = 50  # connections opened at once (the server's listen backlog is 100)
+
+# Echo profile used when ``--mode echo`` runs without an Atout mode before it: what one action
+# of the ``ai`` mode costs (frames sent back per action, mean frame size, request size),
+# measured with this script.
+DEFAULT_PROFILE = (6.6, 240, 62)
+
+
+# -- the client's view of the protocol (docs/PROTOCOL.md), decoded with msgspec -------------
+
+
+class DiscardRule(msgspec.Struct):
+    count: int
+    required: list[str]
+    choices: list[str]
+
+
+class Legal(msgspec.Struct):
+    phase: str
+    bids: list[str] = []
+    discard: DiscardRule | None = None
+    chelem: bool = False
+    plays: list[str] = []
+
+
+class Limits(msgspec.Struct):
+    rate_per_second: float = 100.0
+    burst: int = 200
+
+
+class Event(msgspec.Struct):
+    type: str
+    state: str | None = None
+
+
+class Msg(msgspec.Struct):
+    type: str
+    id: Any = None
+    table: Any = None  # a table id, or a TableInfo object in table_created
+    legal: Legal | None = None
+    event: Event | None = None
+    code: str | None = None
+    message: str | None = None
+    limits: Limits | None = None
+
+
+_decode = msgspec.json.Decoder(Msg).decode
+_encode = msgspec.json.Encoder().encode
+
+
+class SetupError(Exception):
+    pass
+
+
+# -- statistics of one client process --------------------------------------------------------
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.t_start = float("inf")  # measurement window (time.monotonic, same in all processes)
+        self.t_end = float("inf")
+        self.stopping = False
+        self.requests = 0  # actions (or echo requests) sent in the window
+        self.request_bytes = 0
+        self.frames = 0  # frames received in the window
+        self.bytes = 0
+        self.lat_ok: list[float] = []
+        self.lat_event: list[float] = []  # action -> its event (echo: request -> first reply)
+        self.lat_turn: list[float] = []  # action -> next your_turn (echo: -> last reply)
+        self.errors: Counter[str] = Counter()
+        self.unexpected_closes = 0
+        self.deals = 0
+
+    def in_window(self, t: float) -> bool:
+        return self.t_start <= t < self.t_end
+
+    def result(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "request_bytes": self.request_bytes,
+            "frames": self.frames,
+            "bytes": self.bytes,
+            "lat_ok": self.lat_ok,
+            "lat_event": self.lat_event,
+            "lat_turn": self.lat_turn,
+            "errors": dict(self.errors),
+            "unexpected_closes": self.unexpected_closes,
+            "deals": self.deals,
+        }
+
+
+class Bucket:
+    """The server's token bucket, mirrored so that the client is never ``rate_limited``."""
+
+    def __init__(self, rate: float = 100.0, burst: int = 200) -> None:
+        self.set(rate, burst)
+
+    def set(self, rate: float, burst: int) -> None:
+        self.rate = rate * 0.95  # a margin for frames that arrive bunched at the server
+        self.burst = max(1.0, burst - 10.0)
+        self.tokens = self.burst
+        self.last = time.monotonic()
+
+    def delay(self) -> float:
+        """Take a token; the seconds to wait before sending (0 if it may go now)."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        self.tokens -= 1.0
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+
+class Conn:
+    """One connection: a reader task, request/answer matching, paced sends."""
+
+    def __init__(self, ws: ClientConnection, stats: Stats, pace: float, rng: random.Random):
+        self.ws = ws
+        self.stats = stats
+        self.pace = pace
+        self.rng = rng
+        self.bucket = Bucket()
+        self.ids = itertools.count(1)
+        self.waiting: dict[Any, asyncio.Future[Msg]] = {}
+        self.reader: asyncio.Task[None] | None = None
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)  # the loop keeps only weak references to tasks
+        task.add_done_callback(self.tasks.discard)
+
+    def start(self) -> None:
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                await self.on_frame(raw)
+        except ConnectionClosed:
+            pass
+        except Exception as e:  # a bug in the client: say so, count it
+            self.stats.errors[f"client:{type(e).__name__}"] += 1
+            print(f"load.py client error: {e!r}", file=sys.stderr)
+        if not self.stats.stopping:
+            self.stats.unexpected_closes += 1
+        for fut in self.waiting.values():
+            if not fut.done():
+                fut.set_exception(SetupError("connection closed"))
+
+    async def on_frame(self, raw: str | bytes) -> None:
+        raise NotImplementedError
+
+    async def leave(self) -> None:
+        pass
+
+    def think(self) -> float:
+        return self.pace * (0.5 + self.rng.random()) if self.pace > 0 else 0.0
+
+    async def send_paced(self, data: bytes | str, think: float, on_sent: Any = None) -> None:
+        """Send after ``think`` seconds and whatever the rate limit asks."""
+        delay = max(think, self.bucket.delay())
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if self.stats.stopping:
+            return
+        if on_sent is not None:
+            on_sent(time.monotonic())
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(data, text=True)
+
+    async def close(self) -> None:
+        await self.leave()
+        with contextlib.suppress(TimeoutError, WebSocketException, OSError):
+            await asyncio.wait_for(self.ws.close(), 10)
+        if self.reader is not None:
+            self.reader.cancel()
+
+
+class Player(Conn):
+    """A human player bot at an Atout table."""
+
+    def __init__(self, ws: ClientConnection, stats: Stats, pace: float, rng: random.Random):
+        super().__init__(ws, stats, pace, rng)
+        self.table: str | None = None
+        self.owner = False  # created the table: restarts it when it finishes
+        self.seated = False
+        self.action_id: Any = None
+        self.t_send = 0.0
+        self.await_event = False
+        self.await_turn = False
+
+    async def request(self, obj: dict[str, Any]) -> Msg:
+        rid = next(self.ids)
+        fut: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
+        self.waiting[rid] = fut
+        self.bucket.delay()  # counts against the limit too
+        await self.ws.send(_encode({**obj, "id": rid}), text=True)
+        msg = await asyncio.wait_for(fut, TIMEOUT)
+        if msg.type == "error":
+            raise SetupError(f"{obj['type']}: {msg.code}: {msg.message}")
+        return msg
+
+    async def leave(self) -> None:
+        """Give the seat back before closing: a dropped seat would keep its table playing
+        (the AI stands in for the grace period) and load the next phase."""
+        if self.table is not None and self.seated:
+            with contextlib.suppress(SetupError, TimeoutError, WebSocketException, OSError):
+                await self.request({"type": "leave", "table": self.table})
+
+    async def hello(self, name: str) -> None:
+        w = await self.request({"type": "hello", "version": 1, "name": name, "client": "bench"})
+        if w.limits is not None:
+            self.bucket.set(w.limits.rate_per_second, w.limits.burst)
+
+    async def on_frame(self, raw: str | bytes) -> None:
+        now = time.monotonic()
+        st = self.stats
+        if st.in_window(now):
+            st.frames += 1
+            st.bytes += len(raw)
+        m = _decode(raw)
+        t = m.type
+        if t == "event":
+            if self.await_event:
+                self.await_event = False
+                if st.in_window(self.t_send):
+                    st.lat_event.append(now - self.t_send)
+            ev = m.event
+            if ev is not None:
+                if ev.type == "deal_over" and self.owner and st.in_window(now):
+                    st.deals += 1
+                elif ev.type == "table_state" and ev.state == "finished" and self.owner:
+                    self._spawn(self._restart())
+        elif t == "your_turn":
+            if self.await_turn:
+                self.await_turn = False
+                if st.in_window(self.t_send):
+                    st.lat_turn.append(now - self.t_send)
+            if not st.stopping and m.legal is not None:
+                self._act(m.legal)
+        else:
+            if t == "error":
+                st.errors[m.code or "?"] += 1
+                print(f"load.py: server error {m.code}: {m.message}", file=sys.stderr)
+            if m.id is not None:
+                if m.id == self.action_id:
+                    self.action_id = None
+                    if t == "ok":
+                        self.await_event = True
+                        if st.in_window(self.t_send):
+                            st.lat_ok.append(now - self.t_send)
+                fut = self.waiting.pop(m.id, None)
+                if fut is not None and not fut.done():
+                    fut.set_result(m)
+
+    def _act(self, lg: Legal) -> None:
+        rng = self.rng
+        if lg.phase == "bidding":
+            obj: dict[str, Any] = {"type": "bid", "contract": rng.choice(lg.bids)}
+        elif lg.phase == "discard" and lg.discard is not None:
+            d = lg.discard
+            free = [c for c in d.choices if c not in d.required]
+            obj = {"type": "discard", "cards": d.required + free[: d.count - len(d.required)]}
+        elif lg.phase == "chelem":
+            obj = {"type": "chelem", "announce": False}
+        else:
+            obj = {"type": "play", "card": rng.choice(lg.plays)}
+        rid = next(self.ids)
+        obj["id"] = rid
+        obj["table"] = self.table
+        data = _encode(obj)
+        self.action_id = rid
+
+        def sent(t: float) -> None:
+            st = self.stats
+            self.t_send = t
+            self.await_turn = True
+            if st.in_window(t):
+                st.requests += 1
+                st.request_bytes += len(data)
+
+        self._spawn(self.send_paced(data, self.think(), sent))
+
+    async def _restart(self) -> None:
+        msg = {"type": "restart", "id": next(self.ids), "table": self.table}
+        await self.ws.send(_encode(msg), text=True)
+
+
+class EchoClient(Conn):
+    """The same client loop against the echo server: request, K replies, next request."""
+
+    def __init__(
+        self,
+        ws: ClientConnection,
+        stats: Stats,
+        pace: float,
+        rng: random.Random,
+        profile: tuple[float, int, int],
+    ):
+        super().__init__(ws, stats, pace, rng)
+        self.per_request, self.size, self.req_size = profile
+        self.acc = rng.random()
+        self.k = self.remaining = 0
+        self.t_send = 0.0
+        self.next: EchoClient = self  # who sends the next request (humans: the next seat)
+
+    def next_request(self, think: float) -> None:
+        self.acc += self.per_request
+        k = max(1, int(self.acc))
+        self.acc -= k
+        head = f"{k} {self.size}|"
+        data = head + "x" * max(0, self.req_size - len(head))
+        self.k = self.remaining = k
+
+        def sent(t: float) -> None:
+            st = self.stats
+            self.t_send = t
+            if st.in_window(t):
+                st.requests += 1
+                st.request_bytes += len(data)
+
+        self._spawn(self.send_paced(data, think, sent))
+
+    async def on_frame(self, raw: str | bytes) -> None:
+        now = time.monotonic()
+        st = self.stats
+        if st.in_window(now):
+            st.frames += 1
+            st.bytes += len(raw)
+        self.remaining -= 1
+        sent_in = st.in_window(self.t_send)
+        if self.remaining == self.k - 1 and sent_in:
+            st.lat_event.append(now - self.t_send)
+        if self.remaining == 0:
+            if sent_in:
+                st.lat_turn.append(now - self.t_send)
+            if not st.stopping:
+                self.next.next_request(self.next.think())
+
+
+# -- a client process ------------------------------------------------------------------------
+
+
+@dataclass
+class Spec:
+    """What one client process does (sent to it at start)."""
+
+    mode: str  # ai | humans | idle | echo
+    url: str
+    n: int
+    first: int  # global index of its first client (names and seeds)
+    pace: float
+    seed: int
+    active: int = 0  # echo: clients that send requests (the others stay connected, idle)
+    group: int = 1  # echo: clients taking turns like the seats of a table (humans: 4)
+    profile: tuple[float, int, int] = DEFAULT_PROFILE
+
+
+def _raise_nofile() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+async def _open(url: str) -> ClientConnection:
+    return await connect(
+        url,
+        subprotocols=["atout.v1"],  # type: ignore[list-item]
+        compression=None,
+        max_size=1 << 20,  # server frames may be large (a deal record); docs say accept 1 MiB
+        open_timeout=TIMEOUT,
+        close_timeout=5,
+    )
+
+
+async def _setup(spec: Spec, stats: Stats) -> tuple[list[Conn], list[Any]]:
+    """Open the connections and seat the players; returns them and the 'go' coroutines."""
+    conns: list[Conn] = []
+    gos: list[Any] = []
+    sem = asyncio.Semaphore(CONNECT_PARALLEL)
+
+    def rng(i: int) -> random.Random:
+        return random.Random(spec.seed * 1_000_003 + spec.first + i)
+
+    async def player(i: int) -> Player:
+        ws = await _open(spec.url)
+        p = Player(ws, stats, spec.pace, rng(i))
+        conns.append(p)
+        p.start()
+        await p.hello(f"bench{spec.first + i}")
+        return p
+
+    async def solo(i: int) -> None:  # ai mode: one human, three AI
+        async with sem:
+            p = await player(i)
+            tc = await p.request(
+                {
+                    "type": "create_table",
+                    "name": f"bench {spec.first + i}",
+                    "public": False,
+                    "deals": 1000,
+                    "think_delay": 0,
+                    "deal_pause": 0,
+                }
+            )
+            p.table = tc.table["table"]
+            p.owner = True
+            await p.request({"type": "join", "table": p.table, "seat": 0})
+            p.seated = True
+        gos.append(p.request({"type": "start", "table": p.table}))
+
+    async def four(i: int) -> None:  # humans mode: the fourth player joins at 'go'
+        async with sem:
+            ps = [await player(i + k) for k in range(4)]
+            tc = await ps[0].request(
+                {
+                    "type": "create_table",
+                    "name": f"bench {spec.first + i}",
+                    "public": False,
+                    "deals": 1000,
+                    "think_delay": 0,
+                    "deal_pause": 0,
+                }
+            )
+            table = tc.table["table"]
+            ps[0].owner = True
+            for k, p in enumerate(ps):
+                p.table = table
+                if k < 3:
+                    await p.request({"type": "join", "table": table, "seat": k})
+                    p.seated = True
+        gos.append(_join_last(ps[3], table))
+
+    async def idle(i: int) -> None:
+        async with sem:
+            await player(i)
+
+    async def echo(i: int) -> None:
+        async with sem:
+            cs = []
+            for k in range(spec.group):
+                ws = await _open(spec.url)
+                c = EchoClient(ws, stats, spec.pace, rng(i + k), spec.profile)
+                conns.append(c)
+                c.start()
+                cs.append(c)
+            for k, c in enumerate(cs):  # requests go round the group as actions round a table
+                c.next = cs[(k + 1) % len(cs)]
+        if i < spec.active:
+            gos.append(_echo_go(cs[0]))
+
+    if spec.mode == "ai":
+        jobs = [solo(i) for i in range(spec.n)]
+    elif spec.mode == "humans":
+        jobs = [four(i) for i in range(0, spec.n, 4)]
+    elif spec.mode == "idle":
+        jobs = [idle(i) for i in range(spec.n)]
+    else:
+        jobs = [echo(i) for i in range(0, spec.n, spec.group)]
+    await asyncio.gather(*jobs)
+    return conns, gos
+
+
+async def _join_last(p: Player, table: str) -> None:
+    await p.request({"type": "join", "table": table, "seat": 3})  # the series starts
+    p.seated = True
+
+
+async def _echo_go(c: EchoClient) -> None:
+    c.next_request(c.rng.random() * c.pace)  # spread the first requests over one think time
+
+
+async def _worker_async(spec: Spec, pipe: Connection) -> None:
+    loop = asyncio.get_running_loop()
+    stats = Stats()
+    try:
+        conns, gos = await _setup(spec, stats)
+    except Exception as e:
+        pipe.send(("failed", f"{type(e).__name__}: {e}"))
+        return
+    pipe.send(("ready", len(conns)))
+    cmd = await loop.run_in_executor(None, pipe.recv)
+    if cmd[0] == "go":
+        _, stats.t_start, stats.t_end = cmd
+        cpu0 = time.process_time()
+        await asyncio.gather(*gos)
+        await asyncio.sleep(max(0.0, stats.t_end - time.monotonic()))
+        cpu1 = time.process_time()
+        stats.stopping = True
+        res = stats.result()
+        res["cpu_seconds"] = cpu1 - cpu0
+        pipe.send(("result", res))
+        cmd = await loop.run_in_executor(None, pipe.recv)
+    stats.stopping = True
+    await asyncio.gather(*(c.close() for c in conns))
+    pipe.send(("closed", None))
+
+
+def worker(spec: Spec, pipe: Connection) -> None:
+    """Entry point of a client process."""
+    _raise_nofile()
+    try:
+        asyncio.run(_worker_async(spec, pipe))
+    except Exception as e:  # pragma: no cover - reported to the parent
+        pipe.send(("failed", f"{type(e).__name__}: {e}"))
+
+
+# -- the servers -----------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """A server process started by this script, and its /proc readings."""
+
+    def __init__(self, name: str, popen: subprocess.Popen[bytes], port: int) -> None:
+        self.name = name
+        self.popen = popen
+        self.pid = popen.pid
+        self.port = port
+        self.url = f"ws://127.0.0.1:{port}/"
+
+    def cpu_seconds(self) -> float:
+        with open(f"/proc/{self.pid}/stat") as f:
+            data = f.read()
+        fields = data[data.rindex(")") + 2 :].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+
+    def _status(self, key: str) -> int:
+        with open(f"/proc/{self.pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])  # kB
+        return 0
+
+    def rss_kib(self) -> int:
+        return self._status("VmRSS")
+
+    def hwm_kib(self) -> int:
+        return self._status("VmHWM")
+
+    def stop(self) -> int | None:
+        if self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(5)
+        return self.popen.returncode
+
+
+def start_atout(tmp: str, max_tables: int) -> Server:
+    port = _free_port()
+    cmd = [
+        sys.executable, "-m", "server.cli", "serve",
+        "--host", "127.0.0.1", "--port", str(port),
+        "--db", os.path.join(tmp, "bench.db"),
+        "--think-delay", "0", "--deal-pause", "0",
+        "--max-tables", str(max_tables),
+        "--log-level", "warning",
+    ]  # fmt: skip
+    log = open(os.path.join(tmp, "server.log"), "wb")  # noqa: SIM115 - the child writes it
+    popen = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    srv = Server("atout", popen, port)
+    deadline = time.monotonic() + 30
+    while True:
+        if popen.poll() is not None:
+            raise RuntimeError(f"the Atout server exited ({popen.returncode}): {_log_tail(tmp)}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                if r.status == 200:
+                    return srv
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            srv.stop()
+            raise RuntimeError(f"the Atout server did not start: {_log_tail(tmp)}")
+        time.sleep(0.1)
+
+
+def start_echo() -> Server:
+    popen = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "bench", "echo_server.py"), "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+    )
+    assert popen.stdout is not None
+    line = popen.stdout.readline().decode()  # "PORT n" once listening, "" if it died
+    if not line.startswith("PORT "):
+        popen.kill()
+        raise RuntimeError("the echo server did not start")
+    return Server("echo", popen, int(line.split()[1]))
+
+
+def _log_tail(tmp: str) -> str:
+    try:
+        with open(os.path.join(tmp, "server.log"), errors="replace") as f:
+            return f.read()[-2000:]
+    except OSError:
+        return ""
+
+
+def scrape(srv: Server) -> dict[str, float]:
+    """The server's /metrics, summed over labels except errors (kept per code)."""
+    out: dict[str, float] = {}
+    with urllib.request.urlopen(f"http://127.0.0.1:{srv.port}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    for line in text.splitlines():
+        if not line or line[0] == "#":
+            continue
+        key, value = line.rsplit(" ", 1)
+        name = key.split("{", 1)[0]
+        if name == "atout_errors_total":
+            name = key
+        out[name] = out.get(name, 0.0) + float(value)
+    return out
+
+
+# -- one measured phase ----------------------------------------------------------------------
+
+
+def _recv(pipe: Connection, deadline: float, what: str) -> tuple[str, Any]:
+    if not pipe.poll(max(0.0, deadline - time.monotonic())):
+        raise RuntimeError(f"a client process did not answer in time ({what})")
+    try:
+        msg: tuple[str, Any] = pipe.recv()
+    except EOFError:
+        raise RuntimeError(f"a client process died ({what})") from None
+    if msg[0] == "failed":
+        raise RuntimeError(f"a client process failed ({what}): {msg[1]}")
+    return msg
+
+
+def pct(xs: list[float], q: float) -> float | None:
+    """Nearest-rank percentile, in milliseconds."""
+    if not xs:
+        return None
+    return round(xs[min(len(xs) - 1, int(q * len(xs)))] * 1000, 2)
+
+
+def lat(xs: list[float]) -> dict[str, float | None]:
+    xs.sort()
+    return {
+        "n": len(xs),
+        "p50": pct(xs, 0.50),
+        "p95": pct(xs, 0.95),
+        "p99": pct(xs, 0.99),
+        "max": pct(xs, 1.0),
+    }
+
+
+@dataclass
+class Phase:
+    mode: str
+    clients: int
+    active: int = 0  # echo: clients that send requests
+    profile: tuple[float, int, int] = DEFAULT_PROFILE
+    group: int = 1  # echo: clients taking turns (4 like the humans of a table)
+
+
+def run_phase(ph: Phase, srv: Server, args: argparse.Namespace) -> dict[str, Any]:
+    """Start the client processes, let them play, measure, close; the phase's figures."""
+    group = 4 if ph.mode == "humans" else ph.group
+    units = ph.clients // group
+    nproc = max(1, min(args.procs, units))
+    chunks = [units // nproc + (1 if i < units % nproc else 0) for i in range(nproc)]
+    ctx = mp.get_context("spawn")
+    workers: list[tuple[Any, Connection]] = []
+    rss0 = srv.rss_kib()
+    first = 0
+    t0 = time.monotonic()
+    try:
+        for c in chunks:
+            a, b = ctx.Pipe()
+            spec = Spec(
+                mode=ph.mode,
+                url=srv.url,
+                n=c * group,
+                first=first,
+                pace=args.pace,
+                seed=args.seed,
+                active=max(0, min(c * group, ph.active - first)),
+                profile=ph.profile,
+                group=group if ph.mode == "echo" else 1,
+            )
+            first += c * group
+            pr = ctx.Process(target=worker, args=(spec, b), daemon=True)
+            pr.start()
+            workers.append((pr, a))
+        deadline = time.monotonic() + 60 + ph.clients * 0.1
+        for _, a in workers:
+            _recv(a, deadline, "set-up")
+        setup = time.monotonic() - t0
+        out: dict[str, Any] = {
+            "mode": ph.mode,
+            "server": srv.name,
+            "clients": ph.clients,
+            "client_processes": nproc,
+            "setup_seconds": round(setup, 2),
+        }
+        if ph.mode == "idle" or (ph.mode == "echo" and ph.active == 0):
+            time.sleep(args.settle)
+            rss1 = srv.rss_kib()
+            out.update(
+                rss_before_kib=rss0,
+                rss_kib=rss1,
+                kib_per_connection=round((rss1 - rss0) / max(1, ph.clients), 1),
+            )
+            results: list[dict[str, Any]] = []
+        else:
+            t_go = time.monotonic()
+            t_start = t_go + args.warmup
+            t_end = t_start + args.duration
+            for _, a in workers:
+                a.send(("go", t_start, t_end))
+            time.sleep(max(0.0, t_start - time.monotonic()))
+            c0, m0 = srv.cpu_seconds(), (scrape(srv) if srv.name == "atout" else {})
+            time.sleep(max(0.0, t_end - time.monotonic()))
+            c1, m1 = srv.cpu_seconds(), (scrape(srv) if srv.name == "atout" else {})
+            rss1 = srv.rss_kib()
+            results = [_recv(a, t_end + 60, "results")[1] for _, a in workers]
+            out.update(_summary(results, args.duration, c1 - c0, m0, m1, rss1))
+            # Each connection may send 100 messages/s (welcome.limits): near that, the figure is
+            # the clients' rate limit, not the server's capacity.
+            per_conn = out["requests_per_s"] / max(1, ph.active or ph.clients)
+            out["rate_limited_by_client_bucket"] = per_conn > 80
+        for _, a in workers:
+            a.send(("close",))
+        for _, a in workers:
+            _recv(a, time.monotonic() + 60, "closing")
+        if srv.name == "atout":
+            wait_quiet(srv)
+        return out
+    finally:
+        for pr, _ in workers:
+            pr.join(5)
+            if pr.is_alive():
+                pr.kill()
+                pr.join()
+
+
+def wait_quiet(srv: Server, limit: float = 90.0) -> None:
+    """Wait until the previous phase's connections and tables are gone from the server."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        m = scrape(srv)
+        if m.get("atout_connections_open", 0) == 0 and m.get("atout_tables", 0) == 0:
+            return
+        time.sleep(0.2)
+    print("warning: the server still has connections or tables from the previous phase")
+
+
+def _summary(
+    results: list[dict[str, Any]],
+    duration: float,
+    server_cpu: float,
+    m0: dict[str, float],
+    m1: dict[str, float],
+    rss: int,
+) -> dict[str, Any]:
+    def total(key: str) -> int:
+        return sum(int(r[key]) for r in results)
+
+    def joined(key: str) -> list[float]:
+        return [x for r in results for x in r[key]]
+
+    req, frames, nbytes = total("requests"), total("frames"), total("bytes")
+    errors: Counter[str] = Counter()
+    for r in results:
+        errors.update(r["errors"])
+    server_errors = {
+        k.split('"')[1]: int(v - m0.get(k, 0.0))
+        for k, v in m1.items()
+        if k.startswith("atout_errors_total{") and v - m0.get(k, 0.0) > 0
+    }
+
+    def delta(name: str) -> float:
+        return m1.get(name, 0.0) - m0.get(name, 0.0)
+
+    out: dict[str, Any] = {
+        "duration": duration,
+        "requests_per_s": round(req / duration, 1),
+        "engine_actions_per_s": round(delta("atout_actions_total") / duration, 1) if m1 else None,
+        "deals_per_s": round(total("deals") / duration, 2),
+        "frames_in_per_s": round(frames / duration, 1),
+        "lat_event_ms": lat(joined("lat_event")),
+        "lat_turn_ms": lat(joined("lat_turn")),
+        "lat_ok_ms": lat(joined("lat_ok")),
+        "server_cpu_percent": round(100 * server_cpu / duration, 1),
+        "server_rss_kib": rss,
+        "clients_cpu_percent": round(100 * sum(r["cpu_seconds"] for r in results) / duration, 1),
+        "errors": dict(errors),
+        "server_errors": server_errors,
+        "unexpected_closes": total("unexpected_closes"),
+        "profile": (
+            round(frames / req, 2) if req else 0.0,
+            round(nbytes / frames) if frames else 0,
+            round(total("request_bytes") / req) if req else 0,
+        ),
+    }
+    if m1:
+        out["loop_lag_max_ms"] = round(m1.get("atout_event_loop_lag_max_seconds", 0) * 1000, 1)
+        out["gc_pause_max_ms"] = round(m1.get("atout_gc_pause_max_seconds", 0) * 1000, 1)
+    return out
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+def _errors_of(ph: dict[str, Any]) -> int:
+    return (
+        sum(ph.get("errors", {}).values())
+        + sum(ph.get("server_errors", {}).values())
+        + ph.get("unexpected_closes", 0)
+    )
+
+
+def _fmt_lat(d: dict[str, Any]) -> str:
+    return f"p50 {d['p50']} / p95 {d['p95']} / p99 {d['p99']} / max {d['max']} ms"
+
+
+def _print_phase(name: str, ph: dict[str, Any]) -> None:
+    if "kib_per_connection" in ph:
+        print(
+            f"{name:<12} {ph['clients']} idle connections: RSS {ph['rss_before_kib']} -> "
+            f"{ph['rss_kib']} KiB, {ph['kib_per_connection']} KiB per connection "
+            f"(set-up {ph['setup_seconds']} s)"
+        )
+        return
+    eng = ph.get("engine_actions_per_s")
+    print(
+        f"{name:<12} {ph['clients']} clients ({ph['client_processes']} process(es)): "
+        f"{ph['requests_per_s']} requests/s"
+        + (f" ({eng} engine actions/s incl. AI, {ph['deals_per_s']} deals/s)" if eng else "")
+    )
+    what = "action -> its event" if ph["server"] == "atout" else "request -> 1st reply"
+    print(f"{'':<12}   {what:<24} {_fmt_lat(ph['lat_event_ms'])}")
+    what = "action -> next your_turn" if ph["server"] == "atout" else "request -> last reply"
+    print(f"{'':<12}   {what:<24} {_fmt_lat(ph['lat_turn_ms'])}")
+    extra = ""
+    if "loop_lag_max_ms" in ph:
+        extra = (
+            f", loop lag max {ph['loop_lag_max_ms']} ms, GC pause max {ph['gc_pause_max_ms']} ms"
+        )
+    print(
+        f"{'':<12}   server CPU {ph['server_cpu_percent']} %, RSS {ph['server_rss_kib'] // 1024} "
+        f"MiB, clients CPU {ph['clients_cpu_percent']} %{extra}"
+    )
+    if ph.get("rate_limited_by_client_bucket"):
+        print(f"{'':<12}   WARNING: near 100 requests/s per connection: bounded by the rate limit")
+    f, s, r = ph["profile"]
+    print(
+        f"{'':<12}   {f} frames of {s} B back per request of {r} B; errors "
+        f"{_errors_of(ph)} {ph['errors'] or ''}{ph['server_errors'] or ''}"
+        + (f", unexpected closes {ph['unexpected_closes']}" if ph["unexpected_closes"] else "")
+    )
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or not b:
+        return None
+    return round(a / b, 3)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description="Load benchmark of the Atout server against a bare websockets echo server."
+    )
+    ap.add_argument("--mode", choices=("ai", "humans", "idle", "echo", "all"), default="all")
+    ap.add_argument("--clients", type=int, default=1000, help="players (connections) per mode")
+    ap.add_argument("--idle-clients", type=int, help="connections of the idle mode (--clients)")
+    ap.add_argument("--duration", type=float, default=15.0, help="measured seconds per mode")
+    ap.add_argument("--warmup", type=float, default=3.0, help="seconds of play before measuring")
+    ap.add_argument(
+        "--pace", type=float, default=0.0, help="mean human think time, s (0: act at once)"
+    )
+    ap.add_argument("--procs", type=int, default=1, help="client processes")
+    ap.add_argument("--settle", type=float, default=2.0, help="idle: seconds before reading RSS")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="small and short: under a minute")
+    ap.add_argument("--json", action="store_true", help="also print one JSON line of figures")
+    args = ap.parse_args(argv)
+    if args.quick:
+        if "--clients" not in (argv or sys.argv):
+            args.clients = 100
+        if "--duration" not in (argv or sys.argv):
+            args.duration = 4.0
+        if "--warmup" not in (argv or sys.argv):
+            args.warmup = 1.0
+        if "--settle" not in (argv or sys.argv):
+            args.settle = 0.5
+    if args.clients < 4 or args.clients > 5000 or not 0 < args.duration <= 600:
+        ap.error("--clients must be 4..5000 and --duration 0..600 s")
+    args.clients -= args.clients % 4 if args.mode in ("humans", "all") else 0
+    idle_n = args.idle_clients or args.clients
+    _raise_nofile()
+
+    tmp = tempfile.mkdtemp(prefix="atout-load-")
+    atout: Server | None = None
+    echo: Server | None = None
+    report: dict[str, Any] = {
+        "settings": {
+            k: getattr(args, k)
+            for k in ("mode", "clients", "duration", "warmup", "pace", "procs", "seed")
+        },
+        "machine": {"cpus": os.cpu_count(), "loadavg_start": os.getloadavg()[0]},
+        "phases": {},
+    }
+    phases = report["phases"]
+    print(
+        f"Atout load benchmark: mode {args.mode}, {args.clients} clients, {args.duration:g} s "
+        f"per mode (+{args.warmup:g} s warm-up), pace {args.pace:g} s, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    try:
+        atout = start_atout(tmp, max(5000, args.clients + 100))
+        echo = start_echo()
+        print(f"servers: atout pid {atout.pid} {atout.url}, echo pid {echo.pid} {echo.url}")
+        if args.mode in ("idle", "all"):
+            for srv, mode in ((atout, "idle"), (echo, "echo")):
+                run_phase(Phase(mode, 20), srv, args)  # warm-up: lazy imports, first buffers
+                time.sleep(args.settle)
+                ph = run_phase(Phase(mode, idle_n), srv, args)
+                phases[f"idle_{srv.name}"] = ph
+                _print_phase(f"idle {srv.name}", ph)
+        for mode in ("ai", "humans"):
+            if args.mode not in (mode, "all"):
+                continue
+            ph = run_phase(Phase(mode, args.clients), atout, args)
+            phases[mode] = ph
+            _print_phase(mode, ph)
+            g = 1 if mode == "ai" else 4
+            eph = run_phase(
+                Phase("echo", args.clients, args.clients, tuple(ph["profile"]), g), echo, args
+            )
+            phases[f"echo_{mode}"] = eph
+            _print_phase(f"echo ({mode})", eph)
+        if args.mode == "echo":
+            ph = run_phase(Phase("echo", args.clients, args.clients), echo, args)
+            phases["echo"] = ph
+            _print_phase("echo", ph)
+    finally:
+        for srv in (atout, echo):
+            if srv is not None:
+                report[f"{srv.name}_peak_rss_kib"] = (
+                    srv.hwm_kib() if srv.popen.poll() is None else None
+                )
+                srv.stop()
+        log = _log_tail(tmp) if atout is not None else ""
+        shutil.rmtree(tmp, ignore_errors=True)
+    log_errors = sum(1 for ln in log.splitlines() if " ERROR " in ln or "Traceback" in ln)
+    report["server_log_errors"] = log_errors
+    if log_errors:
+        print(f"server log errors:\n{log}")
+
+    # Ratios to the echo server and the issue's targets.
+    ratios: dict[str, Any] = {}
+    targets: dict[str, Any] = {}
+    for mode in ("ai", "humans"):
+        ph, eph = phases.get(mode), phases.get(f"echo_{mode}")
+        if ph is None or eph is None:
+            continue
+        r = {
+            "throughput": _ratio(ph["requests_per_s"], eph["requests_per_s"]),
+            "p50_event_over_first_reply": _ratio(
+                ph["lat_event_ms"]["p50"], eph["lat_event_ms"]["p50"]
+            ),
+            "p99_event_over_first_reply": _ratio(
+                ph["lat_event_ms"]["p99"], eph["lat_event_ms"]["p99"]
+            ),
+            "p99_turn_over_last_reply": _ratio(ph["lat_turn_ms"]["p99"], eph["lat_turn_ms"]["p99"]),
+        }
+        ratios[mode] = r
+        print(
+            f"{mode} vs echo: throughput x{r['throughput']}, p50 latency x"
+            f"{r['p50_event_over_first_reply']}, p99 latency x{r['p99_event_over_first_reply']}"
+        )
+        targets[f"{mode}_throughput_at_least_half_echo"] = (r["throughput"] or 0) >= 0.5
+        p99 = ph["lat_event_ms"]["p99"]
+        targets[f"{mode}_p99_under_50ms_at_{ph['clients']}_players"] = p99 is not None and p99 < 50
+    if "idle_atout" in phases:
+        targets["idle_under_100_kib_per_connection"] = (
+            phases["idle_atout"]["kib_per_connection"] < 100
+        )
+    total_errors = sum(_errors_of(p) for p in phases.values()) + log_errors
+    targets["zero_errors"] = total_errors == 0
+    report.update(ratios=ratios, targets=targets, errors=total_errors)
+    report["machine"]["loadavg_end"] = os.getloadavg()[0]
+    print(
+        "peak RSS (VmHWM): "
+        + ", ".join(
+            f"{n} {(report.get(f'{n}_peak_rss_kib') or 0) // 1024} MiB" for n in ("atout", "echo")
+        )
+    )
+    for name, ok in targets.items():
+        print(f"target {name}: {'met' if ok else 'MISSED'}")
+    if args.json:
+        for p in phases.values():
+            for k in ("lat_event_ms", "lat_turn_ms", "lat_ok_ms"):
+                if k in p:
+                    p[k].pop("n", None)
+        print(json.dumps(report))
+    return 0 if total_errors == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
