@@ -289,6 +289,13 @@ class TableInfo(msgspec.Struct, kw_only=True):
     think_delay: float = 0.0
     deal_pause: float = 0.0
     spectators: int = 0
+    url: Annotated[
+        str | None,
+        Meta(
+            description="several worker processes: the WebSocket URL of the worker that holds "
+            "the table (in `tables` and `table_created`)"
+        ),
+    ] = None
 
 
 class PoigneeOption(msgspec.Struct, kw_only=True):

@@ -30,6 +30,7 @@ import protocol.messages as P
 from protocol.errors import CloseCode, ErrorCode
 from protocol.version import MAX_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOLS, SUPPORTED_VERSIONS
 
+from .cluster import Cluster
 from .lobby import Config, Lobby, LobbyError
 from .metrics import Metrics
 from .session import Session
@@ -91,6 +92,8 @@ class Server:
         self.metrics.store_pending = lambda: int(getattr(store, "pending", 0) or 0)
         self.port = cfg.port
         self._ws: WSServer | None = None
+        # A worker of several sharing the database (server/cluster.py), or None.
+        self.cluster = Cluster(self) if cfg.worker_id is not None else None
         self._lag: asyncio.Task[None] | None = None
         self._stopping = False
         self._handlers: dict[type, Any] = {
@@ -125,6 +128,8 @@ class Server:
         self.port = self._ws.sockets[0].getsockname()[1]  # the real one when port 0 was asked
         gc.callbacks.append(self.metrics.gc_callback)
         self._lag = asyncio.get_running_loop().create_task(self.metrics.watch_loop_lag())
+        if self.cluster is not None:
+            await self.cluster.start()  # register this worker (its URL names the real port)
         return self.port
 
     async def stop(self) -> None:
@@ -133,6 +138,8 @@ class Server:
             return
         self._stopping = True
         self.lobby.shutting_down = True
+        if self.cluster is not None:
+            await self.cluster.stop()  # deregister first: no more clients sent here
         if self._ws is not None:
             self._ws.close(close_connections=True)  # close code 1001 (going away)
             await self._ws.wait_closed()
@@ -301,6 +308,9 @@ class Server:
             sess.send_obj(welcome)
             return
         table = self.lobby.tokens.get(msg.token)
+        if table is None and self.cluster is not None:  # maybe a seat at another worker
+            self.cluster.route_hello(sess, msg)
+            return
         if table is None or not table.post(("hello", sess, msg, welcome)):
             sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
             return
@@ -310,7 +320,9 @@ class Server:
         sess.send_obj({"type": "pong", "id": msg.id})
 
     def _on_list(self, sess: Session, msg: P.ListTables) -> None:
-        sess.send_obj({"type": "tables", "id": msg.id, "tables": self.lobby.listing()})
+        c = self.cluster
+        tables = self.lobby.listing() if c is None else c.listing()
+        sess.send_obj({"type": "tables", "id": msg.id, "tables": tables})
 
     def _on_create(self, sess: Session, msg: P.CreateTable) -> None:
         try:
@@ -318,15 +330,24 @@ class Server:
         except LobbyError as e:
             sess.error(msg.id, e.code, e.message)
             return
-        sess.send_obj({"type": "table_created", "id": msg.id, "table": table.info()})
+        info = table.info()
+        if self.cluster is not None:
+            info["url"] = self.cluster.url
+        sess.send_obj({"type": "table_created", "id": msg.id, "table": info})
 
     def _on_resume(self, sess: Session, msg: P.Resume) -> None:
         table = self.lobby.tokens.get(msg.token)
+        if table is None and self.cluster is not None:  # maybe a seat at another worker
+            self.cluster.route_token(sess, msg)
+            return
         if table is None or not table.post(("req", sess, msg)):
             sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
 
     def _to_table(self, sess: Session, msg: Any) -> None:
         table = self.lobby.tables.get(msg.table)
+        if table is None and self.cluster is not None:  # maybe another worker's table
+            self.cluster.route(sess, msg)
+            return
         if table is None or not table.post(("req", sess, msg)):
             sess.error(msg.id, ErrorCode.NO_SUCH_TABLE, f"no open table {msg.table[:64]!r}")
 

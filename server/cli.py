@@ -120,10 +120,19 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         default=int(_env("ATOUT_MAX_TABLES", "5000")),
         help="open tables at most (ATOUT_MAX_TABLES)",
     )
+    from server.cluster_cli import add_cluster_options
+
+    add_cluster_options(p)  # --workers, --worker-id, --public-url, --heartbeat
     p.set_defaults(func=_serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from server.cluster_cli import wants_supervisor
+
+    if wants_supervisor(args):  # --workers N: this process only runs the workers
+        from server.cluster import supervise
+
+        return supervise(args, getattr(args, "argv", None))
     try:
         from server.app import run
     except ImportError:
@@ -139,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # replay is run over large files by other tools: keep its start-up to the rules engine.
     parser = build_parser(with_admin=argv[0] != "replay")
     args = parser.parse_args(argv)
+    args.argv = argv  # what a supervisor passes on to its workers
     return int(args.func(args) or 0)
 
 

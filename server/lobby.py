@@ -49,6 +49,10 @@ class Config:
     ping_timeout: float | None = 20.0
     ai_deadline: float = 2.0  # seconds a searching AI (strong) may think per decision
     seed: int | None = None  # tests and docs only: reproducible deals (never in production)
+    # Several worker processes on one database (server/cluster.py); worker_id None: alone.
+    worker_id: int | None = None
+    public_url: str | None = None  # URL template clients reach a worker at ({worker}, {port})
+    heartbeat: float = 2.0  # seconds between a worker's registry heartbeats
 
     @classmethod
     def from_args(cls, args: Any) -> Config:
@@ -74,6 +78,7 @@ class Lobby:
         self.tokens: dict[str, Table] = {}  # seat token -> its table (the table checks the seat)
         self.sessions: dict[str, Session] = {}  # live connections by id
         self.shutting_down = False
+        self.cluster: Any = None  # server.cluster.Cluster when this is a worker of several
         self._writes: set[asyncio.Task[Any]] = set()
         # Deals must be unpredictable: tables shuffle with the OS generator.
         self._rng = random.SystemRandom() if cfg.seed is None else random.Random(cfg.seed)
@@ -115,6 +120,8 @@ class Lobby:
         tid = secrets.token_urlsafe(9)
         while tid[0] == "-":
             tid = secrets.token_urlsafe(9)
+        if self.cluster is not None:  # worker prefix, ownership recorded (server/cluster.py)
+            tid = self.cluster.claim(tid)
         rng = self._rng if self.cfg.seed is None else random.Random(self._rng.getrandbits(64))
         table = Table(tid, opts, self, sess.id, rng)
         self.tables[tid] = table
@@ -125,6 +132,8 @@ class Lobby:
 
     def forget(self, table: Table) -> None:
         self.tables.pop(table.id, None)
+        if self.cluster is not None:
+            self.cluster.released(table.id)
 
     def listing(self) -> list[dict[str, Any]]:
         tables = [t for t in self.tables.values() if t.opts.public and not t.closed]

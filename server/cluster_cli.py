@@ -1,0 +1,45 @@
+"""The ``serve`` options of cluster mode (server/cluster.py), kept apart so that building the
+command-line parser (``atout-server replay`` too) does not import the cluster runtime."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def add_cluster_options(p: argparse.ArgumentParser) -> None:
+    """The ``serve`` options of cluster mode."""
+    env = os.environ.get
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=int(env("ATOUT_WORKERS", "0")),
+        metavar="N",
+        help="run N worker processes on ports PORT..PORT+N-1 sharing the database, "
+        "restarting any that dies (ATOUT_WORKERS; 0: one plain process)",
+    )
+    p.add_argument(
+        "--worker-id",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run as worker N of a cluster (set by --workers; or run each worker yourself)",
+    )
+    p.add_argument(
+        "--public-url",
+        default=env("ATOUT_PUBLIC_URL") or None,
+        metavar="TEMPLATE",
+        help="URL clients reach a worker at, with {worker}, {port}, {host}, e.g. "
+        "wss://tarot.example.org/w/{worker} (ATOUT_PUBLIC_URL; default ws://HOST:PORT/)",
+    )
+    p.add_argument(
+        "--heartbeat",
+        type=float,
+        default=float(env("ATOUT_HEARTBEAT", "2")),
+        metavar="SECONDS",
+        help="seconds between a worker's registry heartbeats (ATOUT_HEARTBEAT)",
+    )
+
+
+def wants_supervisor(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "workers", 0)) and getattr(args, "worker_id", None) is None

@@ -1,0 +1,245 @@
+"""Cluster mode inside one test process: two worker Servers on free ports sharing one SQLite
+file, to check the routing rules one by one (the real multi-process run is test_cluster.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers_server import TIMEOUT, Client, create_table
+from websockets.asyncio.client import connect
+
+from server.app import Server
+from server.cluster import ClusterError, Registry, public_url, token_hash, worker_of
+from server.lobby import Config
+from server.store import AsyncStore
+
+
+@asynccontextmanager
+async def worker(db: Path, n: int, **overrides: Any) -> AsyncIterator[Server]:
+    settings: dict[str, Any] = {
+        "port": 0,
+        "think_delay": 0.0,
+        "deal_pause": 0.0,
+        "db": str(db),
+        "worker_id": n,
+        "heartbeat": 0.05,
+    }
+    settings.update(overrides)
+    server = Server(Config(**settings), AsyncStore(str(db)))
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+async def connect_url(url: str, name: str, *, hello: bool = True) -> Client:
+    ws = await connect(url, subprotocols=["atout.v1"], max_size=None, open_timeout=TIMEOUT)  # type: ignore[list-item]
+    c = Client(ws, name)
+    if hello:
+        w = await c.request({"type": "hello", "version": 1, "name": name})
+        assert w["type"] == "welcome", w
+    return c
+
+
+async def eventually(check: Any, timeout: float = 5.0) -> Any:
+    """Poll the async ``check`` until it returns something truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = await check()
+        if got:
+            return got
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+async def now(value: Any) -> Any:
+    """``value`` as an awaitable, for :func:`eventually` over a synchronous check."""
+    return value
+
+
+async def not_(check: Any) -> bool:
+    return not await check
+
+
+def rows(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def test_helpers() -> None:
+    assert worker_of("w12-abc") == 12
+    assert worker_of("abc") is None and worker_of("w-abc") is None
+    assert public_url(None, 3, "127.0.0.1", 9000) == "ws://127.0.0.1:9000/"
+    assert public_url(None, 3, "::1", 9000) == "ws://[::1]:9000/"
+    assert public_url("wss://t.example/w/{worker}", 3, "0.0.0.0", 9000) == "wss://t.example/w/3"
+    assert len(token_hash("x")) == 64
+
+
+async def test_routing_between_two_workers(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    async with worker(db, 0) as a, worker(db, 1) as b:
+        url_a = f"ws://127.0.0.1:{a.port}/"
+        assert a.cluster is not None and a.cluster.url == url_a
+        ca = await Client.connect(a.port, "Ada")
+        cb = await Client.connect(b.port, "Bob")
+        created = await ca.request({"type": "create_table", "name": "A's", "deals": 1})
+        info = created["table"]
+        tid = info["table"]
+        assert tid.startswith("w0-") and info["url"] == url_a
+        await eventually(lambda: now(rows(db, "SELECT worker, closed_at FROM table_owner")))
+        assert rows(db, "SELECT table_id, worker, closed_at FROM table_owner") == [(tid, 0, None)]
+
+        # Every request about A's table, sent to B, names A's URL.
+        redirect = {"url": url_a, "worker": 0, "table": tid}
+        for req in (
+            {"type": "join", "table": tid, "seat": 1},
+            {"type": "watch", "table": tid},
+            {"type": "start", "table": tid},
+            {"type": "play", "table": tid, "card": "EX"},
+        ):
+            e = await cb.request(req)
+            assert e["type"] == "error" and e["code"] == "wrong_worker", e
+            assert e["details"] == redirect and url_a in e["message"]
+        e = await cb.request({"type": "join", "table": "w1-nothere"})
+        assert e["code"] == "no_such_table"
+
+        # B lists A's table (as of A's last heartbeat) with A's URL; A lists it too.
+        async def listed_on_b() -> list[dict[str, Any]]:
+            r = await cb.request({"type": "list_tables"})
+            return [t for t in r["tables"] if t["table"] == tid]
+
+        (on_b,) = await eventually(listed_on_b)
+        assert on_b["url"] == url_a and on_b["name"] == "A's"
+        on_a = (await ca.request({"type": "list_tables"}))["tables"]
+        assert [t["url"] for t in on_a if t["table"] == tid] == [url_a]
+
+        # Seat tokens: redirected by resume and by hello, stored only as a hash.
+        joined = await ca.join(tid, 0)
+        token = joined["token"]
+        await eventually(
+            lambda: now(
+                rows(db, "SELECT 1 FROM token_owner WHERE token_hash = ?", token_hash(token))
+            )
+        )
+        dump = "\n".join(sqlite3.connect(db).iterdump())
+        assert token not in dump
+        e = await cb.request({"type": "resume", "token": token})
+        assert e["code"] == "wrong_worker" and e["details"] == redirect
+        fresh = await Client.connect(b.port, "Ada", hello=False)
+        e = await fresh.request({"type": "hello", "version": 1, "name": "Ada", "token": token})
+        assert e["code"] == "wrong_worker" and e["details"] == redirect
+        w = await fresh.request({"type": "hello", "version": 1, "name": "Ada"})
+        assert w["type"] == "welcome"  # the connection carries on after the redirect
+        e = await cb.request({"type": "resume", "token": "not-a-token"})
+        assert e["code"] == "bad_token"
+
+        # Following the redirect works: the resumed seat is there.
+        follow = await connect_url(url_a, "Ada", hello=False)
+        w = await follow.request({"type": "hello", "version": 1, "name": "Ada", "token": token})
+        assert w["type"] == "welcome" and w["resumed"] == {"table": tid, "seat": 0}
+
+        await eventually(lambda: now(ca.is_closed))
+        assert ca.closed_code == 4009  # its seat was resumed through the redirect
+
+        # A left seat revokes the token everywhere.
+        assert (await follow.request({"type": "leave", "table": tid}))["type"] == "ok"
+        await eventually(
+            lambda: now(
+                not rows(db, "SELECT 1 FROM token_owner WHERE token_hash = ?", token_hash(token))
+            )
+        )
+        e = await cb.request({"type": "resume", "token": token})
+        assert e["code"] == "bad_token"
+
+        # A closed table is gone for every worker, without a detour.
+        # (its creator's connection was replaced and its last player left: it is abandoned)
+        await eventually(
+            lambda: now(rows(db, "SELECT closed_at FROM table_owner WHERE table_id = ?", tid)[0][0])
+        )
+        e = await cb.request({"type": "join", "table": tid})
+        assert e["code"] == "no_such_table"
+        for c in (cb, fresh, follow):
+            await c.close()
+
+
+async def test_stale_and_missing_registrations(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    async with worker(db, 0) as a, worker(db, 1) as b:
+        ca = await Client.connect(a.port, "Ada")
+        cb = await Client.connect(b.port, "Bob")
+        tid = await create_table(ca, name="A's")
+
+        async def listed_on_b() -> bool:
+            r = await cb.request({"type": "list_tables"})
+            return any(t["table"] == tid for t in r["tables"])
+
+        await eventually(listed_on_b)
+        # The prefix answers while the ownership row is not there (yet).
+        conn = sqlite3.connect(db)
+        conn.execute("DELETE FROM table_owner WHERE table_id = ?", (tid,))
+        conn.commit()
+        e = await cb.request({"type": "join", "table": tid})
+        assert e["code"] == "wrong_worker" and e["details"]["worker"] == 0
+
+        # A worker whose heartbeat stopped is ignored: not a redirect target, not listed.
+        assert a.cluster is not None and a.cluster._beat is not None
+        a.cluster._beat.cancel()
+        await asyncio.sleep(0.2)  # a beat already handed to the registry thread lands first
+        conn.execute("UPDATE workers SET heartbeat_at = heartbeat_at - 3600 WHERE worker = 0")
+        conn.commit()
+        conn.close()
+        e = await cb.request({"type": "join", "table": tid})
+        assert e["code"] == "no_such_table"
+        await eventually(lambda: not_(listed_on_b()))  # from B's next heartbeat on
+        for c in (ca, cb):
+            await c.close()
+
+
+async def test_a_worker_id_is_held_once(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    async with worker(db, 0) as a:
+        twin = Server(Config(port=0, db=str(db), worker_id=0, heartbeat=0.05), AsyncStore(str(db)))
+        assert twin.cluster is not None
+        twin.cluster.pid = os.getppid()  # as if another live process (the same one is allowed)
+        with pytest.raises(ClusterError, match="already registered"):
+            await twin.start()
+        with pytest.raises(OSError):  # the twin does not keep its port open
+            await Client.connect(twin.port, "x")
+        await twin.stop()
+        assert rows(db, "SELECT worker, pid FROM workers") == [(0, a.cluster.pid)]  # type: ignore[union-attr]
+    assert rows(db, "SELECT * FROM workers") == []  # deregistered on stop
+    # A registration left by a dead process does not block the id.
+    reg = Registry(str(db))
+    reg.register(0, "ws://gone/", 2**22 + 12345, "elsewhere", time.time() - 60, 3.0)
+    reg.close()
+    async with worker(db, 0):
+        pass
+
+
+async def test_without_worker_id_nothing_changes(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    settings = {"port": 0, "think_delay": 0.0, "deal_pause": 0.0, "db": str(db)}
+    server = Server(Config(**settings), AsyncStore(str(db)))  # type: ignore[arg-type]
+    assert server.cluster is None
+    await server.start()
+    try:
+        c = await Client.connect(server.port, "Ada")
+        r = await c.request({"type": "create_table"})
+        assert "url" not in r["table"] and worker_of(r["table"]["table"]) is None
+        await c.close()
+    finally:
+        await server.stop()
+    tables = {r[0] for r in rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "workers" not in tables
