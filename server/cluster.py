@@ -453,6 +453,8 @@ class Cluster:
             self._beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._beat
+        if self._tasks:  # lookups in flight still get their answer
+            await asyncio.wait(list(self._tasks), timeout=2)
         for task in list(self._tasks):
             task.cancel()
         pending = list(self._writes)
@@ -630,13 +632,18 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """``atout-server serve --workers N --port P``: run N workers (``serve --worker-id n
     --port P+n`` with the same other options), restart any that dies, and stop them all on
     SIGTERM or SIGINT."""
-    logging.basicConfig(
-        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    try:  # the workers' log format (server/logs.py), when this version has it
+        from .logs import setup
+
+        setup(args.log_level, getattr(args, "log_format", "text"))
+    except ImportError:
+        logging.basicConfig(
+            level=getattr(logging, str(args.log_level).upper(), logging.INFO),
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
     n_workers: int = args.workers
-    if n_workers < 1:
-        log.error("--workers must be at least 1")
+    if args.port == 0:
+        log.error("--workers needs a fixed --port: the workers listen on PORT..PORT+N-1")
         return 2
     base = list(argv if argv is not None else sys.argv[1:])
     # Migrations and the registry tables once, before N processes race to apply them.

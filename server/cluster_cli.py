@@ -7,20 +7,27 @@ import argparse
 import os
 
 
+def _count(text: str) -> int:
+    n = int(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{n} is negative")
+    return n
+
+
 def add_cluster_options(p: argparse.ArgumentParser) -> None:
     """The ``serve`` options of cluster mode."""
     env = os.environ.get
     p.add_argument(
         "--workers",
-        type=int,
-        default=int(env("ATOUT_WORKERS", "0")),
+        type=_count,
+        default=_count(env("ATOUT_WORKERS", "0")),
         metavar="N",
         help="run N worker processes on ports PORT..PORT+N-1 sharing the database, "
         "restarting any that dies (ATOUT_WORKERS; 0: one plain process)",
     )
     p.add_argument(
         "--worker-id",
-        type=int,
+        type=_count,
         default=None,
         metavar="N",
         help="run as worker N of a cluster (set by --workers; or run each worker yourself)",

@@ -172,12 +172,20 @@ async def test_redirect_follow_and_play(cluster: Running) -> None:
     e = await fresh.request({"type": "hello", "version": 1, "name": "Bob", "token": there.token})
     assert e["code"] == "wrong_worker" and e["details"]["table"] == tid
 
-    # The deal is stored once, in the shared database.
-    conn = sqlite3.connect(cluster.db)
-    try:
-        stored = conn.execute("SELECT status FROM deals WHERE table_id = ?", (tid,)).fetchall()
-    finally:
-        conn.close()
+    # The deal is stored once, in the shared database (written just after its events).
+    deadline = time.monotonic() + 10
+    while True:
+        conn = sqlite3.connect(cluster.db, timeout=5)
+        try:
+            stored = conn.execute(
+                "SELECT status FROM deals WHERE table_id = ? AND status != 'in_progress'",
+                (tid,),
+            ).fetchall()
+        finally:
+            conn.close()
+        if stored or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.05)
     assert stored == [(over["event"]["result"]["status"],)]
     for c in (ada, bob, there, fresh):
         await c.close()
