@@ -20,7 +20,10 @@ CORPUS = _SHARED / "conformance" / "published-deals.jsonl" if _SHARED else _COPY
 
 def test_repo_copy_matches_shared() -> None:
     if CORPUS != _COPY and CORPUS is not None and CORPUS.is_file():
-        assert _COPY.read_bytes() == CORPUS.read_bytes(), "refresh tests/data/conformance from shared/"
+        assert _COPY.read_bytes() == CORPUS.read_bytes(), (
+            "refresh tests/data/conformance from shared/"
+        )
+
 
 pytestmark = pytest.mark.skipif(
     CORPUS is None or not CORPUS.is_file(),
