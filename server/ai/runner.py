@@ -45,7 +45,7 @@ def _worker_decide(
 ) -> tuple[Action, dict[str, Any]]:
     """Runs in a worker process: think for ``budget_ms`` at most, and answer by
     ``wall_deadline`` (a ``time.time()`` value). Returns the action and search statistics."""
-    bot = _worker_bots.get(level)
+    bot: Any = _worker_bots.get(level)
     if bot is None:
         bot = _worker_bots[level] = make_bot(level, os.getpid())
     remaining_ms = (wall_deadline - time.time() - RETURN_MARGIN_S) * 1000.0
