@@ -453,6 +453,8 @@ class Cluster:
             self._beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._beat
+        with contextlib.suppress(Exception):
+            await self._call(Registry.deregister, self.worker, self.pid)
         if self._tasks:  # lookups in flight still get their answer
             await asyncio.wait(list(self._tasks), timeout=2)
         for task in list(self._tasks):
@@ -461,7 +463,6 @@ class Cluster:
         if pending:
             await asyncio.wait([asyncio.wrap_future(f) for f in pending], timeout=5)
         with contextlib.suppress(Exception):
-            await self._call(Registry.deregister, self.worker, self.pid)
             await self._call(Registry.close)
         self._ex.shutdown(wait=False)
         log.info("worker %d deregistered", self.worker)
