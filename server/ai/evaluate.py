@@ -17,6 +17,7 @@ from server.rules.cards import (
     TRUMP_BASE,
     TRUMP_MASK,
 )
+from server.rules.cards import cards_of as _cards
 
 MONDE_BIT = 1 << (TRUMP_BASE + 20)
 HIGH_TRUMPS = sum(1 << (TRUMP_BASE + n - 1) for n in range(16, 21))  # T16..T20
@@ -39,15 +40,6 @@ PETIT_BY_TRUMPS = (0, 0, 0, 0, 2, 5, 6, 7, 8)  # indexed by trump count (capped)
 BID_THRESHOLDS: tuple[int, int, int, int] = (33, 40, 58, 65)
 DIST_WEIGHTS: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
 BID_TUNING = "bench/tune_bidding.py --deals 6000 --seed 11 (see comment above)"
-
-
-def _cards(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 def hand_points(hand: int) -> tuple[int, int]:

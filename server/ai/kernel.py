@@ -12,36 +12,22 @@ reasons about an imperfectly known position; :meth:`Pos.play` is then never call
 from __future__ import annotations
 
 from server.rules.cards import (
-    ABOVE,
     EXCUSE,
     EXCUSE_BIT,
     HALF_POINTS,
     OUDLERS_MASK,
     PETIT,
-    SUIT_MASKS,
     SUIT_OF,
-    TRUMP_MASK,
     TRUMP_SUIT,
 )
+from server.rules.deal import legal_play_mask
+from server.rules.scoring import TARGETS_HALF
 
-TARGETS_HALF = (112, 102, 82, 72)  # R9.2, half points
 OBJECTIVES = ("score", "margin")
 
 
-def legal_mask(hand: int, lead: int, hi: int) -> int:
-    """R7.3–R7.6 on masks; ``hi`` is the highest trump in the trick or -1 (ABOVE[-1] = all trumps)."""
-    if lead < 0:
-        return hand
-    ex = hand & EXCUSE_BIT
-    if lead != TRUMP_SUIT:
-        follow = hand & SUIT_MASKS[lead]
-        if follow:
-            return follow | ex
-    trumps = hand & TRUMP_MASK
-    if trumps:
-        over = trumps & ABOVE[hi]
-        return (over or trumps) | ex
-    return hand
+# R7.3–R7.6 on masks: the engine's own function (``hi`` -1 means no trump: ABOVE[-1] is every trump).
+legal_mask = legal_play_mask
 
 
 class Pos:

@@ -16,7 +16,6 @@ from server.rules.cards import (
     EXCUSE,
     EXCUSE_BIT,
     FULL_DECK,
-    HALF_POINTS,
     INDEX,
     KINGS_MASK,
     OUDLERS_MASK,
@@ -248,15 +247,6 @@ def template_pos(k: Knowledge) -> Pos:
 def hidden_counts_for_taker(k: Knowledge) -> bool:
     """Whether the hidden pile's points go to the taker (a discard, or the garde-sans chien)."""
     return k.contract != GARDE_CONTRE
-
-
-def half_points(m: int) -> int:
-    total = 0
-    while m:
-        low = m & -m
-        total += HALF_POINTS[low.bit_length() - 1]
-        m ^= low
-    return total
 
 
 __all__ = [

@@ -27,6 +27,7 @@ from server.rules.cards import (
     TRUMP_MASK,
     TRUMP_SUIT,
 )
+from server.rules.cards import cards_of as _cards
 
 from .kernel import Pos, legal_mask
 
@@ -47,15 +48,6 @@ def _hi(m: int) -> int:
 
 def _lo(m: int) -> int:
     return (m & -m).bit_length() - 1
-
-
-def _cards(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 def _cheapest(cands: int, hand: int) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 
 from server.rules.cards import EXCUSE_BIT, PETIT_BIT, TRUMP_MASK
+from server.rules.cards import cards_of as _cards
 
 from .knowledge import Knowledge
 
@@ -22,15 +23,6 @@ HIDDEN = 4  # slot number of the hidden pile; slots 0..3 are seats
 
 class Infeasible(ValueError):
     """No deal fits the constraints (a bug upstream: the true deal always fits)."""
-
-
-def _cards(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 class Sampler:

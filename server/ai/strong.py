@@ -18,12 +18,12 @@ import time
 from typing import Any
 
 from server.rules import Action, Legal, Play
-from server.rules.cards import CODES, HALF_POINTS, INDEX, OUDLERS_MASK, SUIT_OF
+from server.rules.cards import CODES, HALF_POINTS, INDEX, OUDLERS_MASK, SUIT_OF, half_points
 
 from .evaluate import choose_bid
 from .heuristic import play_pos, pre_play_action
 from .kernel import Pos
-from .knowledge import Knowledge, half_points, read_view, template_pos
+from .knowledge import Knowledge, read_view, template_pos
 from .policy import choose_card
 from .sampler import Sampler
 
