@@ -33,6 +33,7 @@ class ErrorCode(StrEnum):
     LIMIT_REACHED = "limit_reached"
     RATE_LIMITED = "rate_limited"
     SHUTTING_DOWN = "shutting_down"
+    STORAGE_UNAVAILABLE = "storage_unavailable"
     WRONG_WORKER = "wrong_worker"
     INTERNAL = "internal"
 
@@ -77,6 +78,10 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
         "connection with 4029)"
     ),
     ErrorCode.SHUTTING_DOWN: "the server is shutting down and accepts no new tables or seats",
+    ErrorCode.STORAGE_UNAVAILABLE: (
+        "the server could not store the request (its database is locked or its disk is full): "
+        "nothing changed; send it again in a moment. `details.reason` is the storage error"
+    ),
     ErrorCode.WRONG_WORKER: (
         "the table (or the seat token's table) lives in another worker process of this server; "
         "`details.url` is where to reconnect and send the request again"

@@ -32,6 +32,8 @@ from protocol.version import MAX_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOLS, SU
 
 from .cluster import Cluster
 from .lobby import Config, Lobby, LobbyError
+from .logs import connection_context
+from .logs import setup as setup_logging
 from .metrics import Metrics
 from .session import Session
 from .table import Decider
@@ -110,6 +112,14 @@ class Server:
 
     async def start(self) -> int:
         cfg = self.cfg
+        # Tables in progress when the server last stopped (or crashed) come back first, their
+        # new versions stored, before any client can connect.
+        owned = None
+        if cfg.worker_id is not None:
+            from .cluster import worker_of
+
+            owned = lambda tid: worker_of(tid) == cfg.worker_id  # noqa: E731
+        await self.lobby.restore(owned)
         self._ws = await serve(
             self._handler,
             cfg.host,
@@ -182,6 +192,7 @@ class Server:
             burst=cfg.burst,
             max_strikes=cfg.max_strikes,
         )
+        connection_context(sess.id)  # this connection's log records name it
         m.connections_open += 1
         m.connections_total += 1
         self.lobby.sessions[sess.id] = sess
@@ -307,7 +318,7 @@ class Server:
             sess.greeted = True
             sess.send_obj(welcome)
             return
-        table = self.lobby.tokens.get(msg.token)
+        table = self.lobby.table_for_token(msg.token)
         if table is None and self.cluster is not None:  # maybe a seat at another worker
             self.cluster.route_hello(sess, msg)
             return
@@ -336,7 +347,7 @@ class Server:
         sess.send_obj({"type": "table_created", "id": msg.id, "table": info})
 
     def _on_resume(self, sess: Session, msg: P.Resume) -> None:
-        table = self.lobby.tokens.get(msg.token)
+        table = self.lobby.table_for_token(msg.token)
         if table is None and self.cluster is not None:  # maybe a seat at another worker
             self.cluster.route_token(sess, msg)
             return
@@ -368,7 +379,9 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
     from .store import AsyncStore, StoreError
 
     try:
-        store = AsyncStore(cfg.db)
+        # A write waits at most 1 s for another connection's lock, then fails (and is retried
+        # a couple of times): a player is told `storage_unavailable` in seconds, not minutes.
+        store = AsyncStore(cfg.db, busy_timeout=1.0)
     except (StoreError, OSError) as e:
         log.error("cannot open the database %s: %s", cfg.db, e)
         return 1
@@ -377,6 +390,10 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
         port = await server.start()
     except OSError as e:
         log.error("cannot listen on %s:%s: %s", cfg.host, cfg.port, e)
+        await store.close()
+        return 1
+    except StoreError as e:
+        log.error("cannot rebuild the open tables from %s: %s", cfg.db, e)
         await store.close()
         return 1
     host = cfg.host if ":" not in cfg.host else f"[{cfg.host}]"
@@ -409,10 +426,7 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
 def run(args: argparse.Namespace) -> int:
     """``atout-server serve``: run until SIGTERM or SIGINT, then shut down cleanly (exit 0)."""
     cfg = Config.from_args(args)
-    logging.basicConfig(
-        level=getattr(logging, str(cfg.log_level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    setup_logging(cfg.log_level, cfg.log_format)
 
     # Collector tuning, measured (docs: 1,000 players, p99 action-to-event latency): with the
     # default thresholds, objects that live for one AI think delay get promoted and full

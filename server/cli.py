@@ -91,6 +91,12 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         help="debug, info, warning, error (ATOUT_LOG_LEVEL)",
     )
     p.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default=_env("ATOUT_LOG_FORMAT", "text"),
+        help="text (human-readable) or json: one JSON object per line (ATOUT_LOG_FORMAT)",
+    )
+    p.add_argument(
         "--think-delay",
         type=float,
         default=float(_env("ATOUT_THINK_DELAY", "0.8")),

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import random
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
@@ -13,8 +14,9 @@ import protocol.messages as P
 from protocol.errors import ErrorCode
 from server.ai import make_bot
 
+from .journal import Journal
 from .metrics import Metrics
-from .table import Decider, Table, TableOptions
+from .table import Decider, Table, TableOptions, token_hash
 
 if TYPE_CHECKING:
     from .session import Session
@@ -32,6 +34,7 @@ class Config:
     port: int = 8765
     db: str = "atout.db"
     log_level: str = "info"
+    log_format: str = "text"  # text | json (server/logs.py)
     think_delay: float = 0.8  # default AI think delay (s) for tables that do not set one
     deal_pause: float = 3.0  # default pause between deals (s)
     grace: float = 60.0  # a dropped human keeps the seat this long (s)
@@ -75,11 +78,15 @@ class Lobby:
         self.metrics = metrics
         self.decider = decider
         self.tables: dict[str, Table] = {}
-        self.tokens: dict[str, Table] = {}  # seat token -> its table (the table checks the seat)
+        # token_hash(seat token) -> its table (the table checks the seat); raw tokens are not kept
+        self.tokens: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}  # live connections by id
         self.shutting_down = False
         self.cluster: Any = None  # server.cluster.Cluster when this is a worker of several
         self._writes: set[asyncio.Task[Any]] = set()
+        self.actors: set[asyncio.Task[None]] = set()  # every table's actor task still running
+        # Tables' durable writes (server/journal.py); None without a store (some tests).
+        self.journal = Journal(store) if hasattr(store, "run") else None
         # Deals must be unpredictable: tables shuffle with the OS generator.
         self._rng = random.SystemRandom() if cfg.seed is None else random.Random(cfg.seed)
 
@@ -126,9 +133,58 @@ class Lobby:
         table = Table(tid, opts, self, sess.id, rng)
         self.tables[tid] = table
         table.start_actor()
-        self.store_call("create_table", tid, opts.name, opts.to_dict())
+        table._dirty = True  # its row is written by its actor, in order with its other writes
+        table.post(("flush",))
         log.info("table %s created by %s (%s)", tid, sess.id, opts.to_dict())
         return table
+
+    def table_for_token(self, token: str) -> Table | None:
+        """The table where a seat token (as sent by a client) holds a seat, if any."""
+        return self.tokens.get(token_hash(token))
+
+    async def restore(self, owned: Callable[[str], bool] | None = None) -> int:
+        """Rebuild every open table stored in the database (``owned(table_id)`` filters them)
+        and start their actors; returns how many. Their new versions are stored before this
+        returns, so call it before accepting connections. A table stored without its state
+        (written by an older server) cannot be resumed and is closed as abandoned."""
+        if self.journal is None:
+            return 0
+        stored = await self.store.run(_load_open_tables)
+        rebuilt: list[Table] = []
+        for row, finished, unfinished in stored:
+            tid = row["id"]
+            if owned is not None and not owned(tid):
+                continue
+            if "live" not in row["options"]:
+                log.warning("table %s has no stored state; closing it as abandoned", tid)
+                await self.store.finish_table(tid, "abandoned")
+                continue
+            rng = self._rng if self.cfg.seed is None else random.Random(self._rng.getrandbits(64))
+            try:
+                table = Table.rebuilt(self, row, finished, unfinished, rng)
+            except Exception:
+                log.exception("table %s cannot be rebuilt; closing it as abandoned", tid)
+                await self.store.finish_table(tid, "abandoned")
+                continue
+            rebuilt.append(table)
+        results = await asyncio.gather(*(t.restore_writes() for t in rebuilt))
+        for err in results:
+            if err is not None:
+                raise err
+        for table in rebuilt:
+            self.tables[table.id] = table
+            table.start_actor()
+            table.post(("restored",))
+            log.info(
+                "table %s rebuilt: %s, deal %d%s, version %d",
+                table.id,
+                table.state,
+                table.deal_no,
+                f" at action {table.deal.n_actions}" if table.deal is not None else "",
+                table.v,
+                extra={"table": table.id},
+            )
+        return len(rebuilt)
 
     def forget(self, table: Table) -> None:
         self.tables.pop(table.id, None)
@@ -176,13 +232,32 @@ class Lobby:
             log.error("store write failed for good: %s", task.exception())
 
     async def shutdown(self) -> None:
-        """Stop every table (their deals in progress are abandoned), then flush the writes."""
+        """Stop every table (each stays open in the database, its deal in progress too, and is
+        rebuilt at the next start), then flush the writes."""
         self.shutting_down = True
         tables = list(self.tables.values())
         for t in tables:
-            t.post(("stop", "shutdown"))
-        tasks = [t.task for t in tables if t.task is not None]
-        if tasks:
-            await asyncio.wait(tasks, timeout=5)
+            t.post(("stop",))
+        if self.actors:  # closed tables too: their last writes are still being made
+            await asyncio.wait(list(self.actors), timeout=5)
         while self._writes:
             await asyncio.gather(*list(self._writes), return_exceptions=True)
+
+
+def _load_open_tables(store: Any) -> list[tuple[dict[str, Any], list[Any], list[Any]]]:
+    """On the store's thread: each open table's row, finished deals and deals in progress."""
+    ids = [
+        r[0]
+        for r in store.conn.execute(
+            "SELECT id FROM tables WHERE status = 'open' ORDER BY created_at, id"
+        )
+    ]
+    unfinished: dict[str, list[dict[str, Any]]] = {}
+    for entry in store.unfinished_deals():
+        unfinished.setdefault(entry["table_id"], []).append(entry)
+    out = []
+    for tid in ids:
+        row = store.table(tid)
+        if row is not None:
+            out.append((row, list(store.deals(tid)), unfinished.get(tid, [])))
+    return out
