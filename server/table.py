@@ -1059,6 +1059,7 @@ class Table:
                 t.metrics.deals_finished += 1
         if t.state == "playing" and (t.deal is None or t.deal.phase == OVER) and t._series_done():
             t.state = "finished"
+        if t.state == "finished":  # its row may not say so yet (a crash right at the end)
             t._pending.append(op("finish_table", t.id, "finished"))
         t.v = int(live["v"]) + RESTART_V_GAP
         t._dirty = True
