@@ -47,15 +47,22 @@ def op(method: str, *args: Any, **kw: Any) -> Op:
 
 
 class Journal:
-    """Batches table writes onto the store's thread. ``store`` is an AsyncStore."""
+    """Batches table writes onto the store's thread. ``store`` is an AsyncStore.
+
+    One batch is written at a time. Its groups' futures are resolved straight from the store's
+    thread (``call_soon_threadsafe``) as soon as the transaction ends, and the next batch (the
+    groups queued meanwhile) is handed over at that moment: each layer of futures between a
+    thread and a task costs a turn of the event loop, and a busy loop's turns are long.
+    """
 
     def __init__(self, store: Any, *, attempts: int = 3, pause: float = 0.02) -> None:
         self.store = store
         self.attempts = attempts
         self.pause = pause
         self._queue: list[tuple[list[Op], asyncio.Future[BaseException | None]]] = []
-        self._busy = False
-        self._task: asyncio.Task[None] | None = None
+        self._inflight = False
+        self._scheduled = False
+        self._tasks: set[asyncio.Task[None]] = set()
         # figures (bench and tests)
         self.batches = 0
         self.groups = 0
@@ -64,41 +71,60 @@ class Journal:
     def write(self, ops: Sequence[Op]) -> asyncio.Future[BaseException | None]:
         """Queue one group; the future gives None once it is committed, or the error (then
         none of its writes was made)."""
-        fut: asyncio.Future[BaseException | None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[BaseException | None] = loop.create_future()
         self._queue.append((list(ops), fut))
-        if not self._busy:
-            self._busy = True
-            # Not now: let the other tables woken in this tick add their groups first.
-            asyncio.get_running_loop().call_soon(self._start)
+        if not self._inflight and not self._scheduled:
+            # Not now: let the other tables woken in this turn of the loop add theirs first.
+            self._scheduled = True
+            loop.call_soon(self._submit)
         return fut
 
-    def _start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._drain())
+    def _submit(self) -> None:
+        self._scheduled = False
+        if self._inflight or not self._queue:
+            return
+        batch, self._queue = self._queue, []
+        self._inflight = True
+        self.batches += 1
+        self.groups += len(batch)
+        self.ops += sum(len(ops) for ops, _ in batch)
+        groups = [ops for ops, _ in batch]
+        delivered = [False]  # the first of the thread and _run to deliver wins
+        loop = asyncio.get_running_loop()
+        attempts, pause = self.attempts, self.pause
 
-    async def _drain(self) -> None:
+        def work(store: Store) -> None:  # on the store's thread
+            try:
+                results = _run_batch(store, groups, attempts, pause)
+            except BaseException as e:  # a bug in the batch itself: every group fails
+                results = [e] * len(groups)
+            loop.call_soon_threadsafe(self._deliver, batch, results, delivered)
+
+        task = loop.create_task(self._run(work, batch, delivered))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, work: Any, batch: list[Any], delivered: list[bool]) -> None:
         try:
-            while self._queue:
-                batch, self._queue = self._queue, []
-                groups = [ops for ops, _ in batch]
-                self.batches += 1
-                self.groups += len(groups)
-                self.ops += sum(len(g) for g in groups)
-                try:
-                    results = await self.store.run(
-                        lambda s, g=groups: _run_batch(s, g, self.attempts, self.pause)
-                    )
-                except BaseException as e:  # the store is closed, or a bug in the batch itself
-                    results = [e] * len(batch)
-                    if not isinstance(e, Exception):
-                        for (_, fut), res in zip(batch, results, strict=True):
-                            if not fut.done():
-                                fut.set_result(res)
-                        raise
-                for (_, fut), res in zip(batch, results, strict=True):
-                    if not fut.done():
-                        fut.set_result(res)
-        finally:
-            self._busy = False
+            await self.store.run(work)
+        except BaseException as e:  # the work did not run (the store is closed)
+            self._deliver(batch, [e] * len(batch), delivered)
+            if not isinstance(e, Exception):
+                raise
+
+    def _deliver(
+        self, batch: list[Any], results: list[BaseException | None], delivered: list[bool]
+    ) -> None:
+        if delivered[0]:
+            return
+        delivered[0] = True
+        for (_, fut), res in zip(batch, results, strict=True):
+            if not fut.done():
+                fut.set_result(res)
+        self._inflight = False
+        if self._queue:
+            self._submit()
 
 
 def _run_batch(
