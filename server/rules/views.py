@@ -73,6 +73,16 @@ def view(st: DealState, seat: int | None) -> dict[str, Any]:
     return out
 
 
+def prompt(st: DealState, seat: int) -> dict[str, Any]:
+    """What the seat to act is told with its turn: ``legal`` and ``hand``, equal to those of
+    ``view(st, seat)`` without building the rest of the view (bids, tricks, ...), which costs
+    ten times more and is sent with every ``your_turn``."""
+    legal = None
+    if st.phase != OVER and seat == st.turn:
+        legal = msgspec.to_builtins(legal_actions(st))
+    return {"legal": legal, "hand": codes_of(st.hands[seat])}
+
+
 def events(
     prev: DealState, action: Action, new: DealState, seat: int | None
 ) -> list[dict[str, Any]]:
