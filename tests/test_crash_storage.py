@@ -45,7 +45,9 @@ def _get(port: int, path: str) -> int:
 async def _server(db: Path) -> Server:
     # short lock waits so that a refusal comes fast (the defaults take about 2 s)
     store = AsyncStore(str(db), busy_timeout=0.05)
-    srv = Server(Config(port=0, think_delay=0.0, deal_pause=0.0, absent_wait=30.0), store)
+    # seeded deals: no petit sec cutting a deal short where the test expects to play
+    cfg = Config(port=0, think_delay=0.0, deal_pause=0.0, absent_wait=30.0, seed=11)
+    srv = Server(cfg, store)
     await srv.start()
     return srv
 
