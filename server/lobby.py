@@ -149,12 +149,10 @@ class Lobby:
         (written by an older server) cannot be resumed and is closed as abandoned."""
         if self.journal is None:
             return 0
-        stored = await self.store.run(_load_open_tables)
+        stored = await self.store.run(lambda s: _load_open_tables(s, owned))
         rebuilt: list[Table] = []
         for row, finished, unfinished in stored:
             tid = row["id"]
-            if owned is not None and not owned(tid):
-                continue
             if "live" not in row["options"]:
                 log.warning("table %s has no stored state; closing it as abandoned", tid)
                 await self.store.finish_table(tid, "abandoned")
@@ -244,13 +242,17 @@ class Lobby:
             await asyncio.gather(*list(self._writes), return_exceptions=True)
 
 
-def _load_open_tables(store: Any) -> list[tuple[dict[str, Any], list[Any], list[Any]]]:
-    """On the store's thread: each open table's row, finished deals and deals in progress."""
+def _load_open_tables(
+    store: Any, owned: Callable[[str], bool] | None
+) -> list[tuple[dict[str, Any], list[Any], list[Any]]]:
+    """On the store's thread: each open (and owned) table's row, finished deals and deals in
+    progress."""
     ids = [
         r[0]
         for r in store.conn.execute(
             "SELECT id FROM tables WHERE status = 'open' ORDER BY created_at, id"
         )
+        if owned is None or owned(r[0])
     ]
     unfinished: dict[str, list[dict[str, Any]]] = {}
     for entry in store.unfinished_deals():

@@ -54,7 +54,7 @@ from server.rules import (
 from server.rules.cards import codes_of
 from server.rules.randplay import random_from_legal
 from server.rules.records import decode_record, record_of, replay_record, start_state
-from server.rules.views import deal_start_event, events, view
+from server.rules.views import deal_start_event, events, prompt, view
 
 from .journal import Op, op
 from .logs import table_context
@@ -517,7 +517,7 @@ class Table:
         timer = self.opts.turn_timer
         if seat.kind == "human" and seat.session is not None:
             self._cancel_driver()
-            vw = view(self.deal, turn)
+            vw = prompt(self.deal, turn)  # the view's legal and hand, without the rest
             seat.session.send_obj(
                 {
                     "type": "your_turn",
