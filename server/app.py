@@ -17,6 +17,7 @@ import logging
 import re
 import secrets
 import signal
+import sys
 from http import HTTPStatus
 from typing import Any
 
@@ -426,7 +427,11 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
 def run(args: argparse.Namespace) -> int:
     """``atout-server serve``: run until SIGTERM or SIGINT, then shut down cleanly (exit 0)."""
     cfg = Config.from_args(args)
-    setup_logging(cfg.log_level, cfg.log_format)
+    try:
+        setup_logging(cfg.log_level, cfg.log_format)
+    except ValueError as e:  # ATOUT_LOG_FORMAT is not checked by the option's choices
+        print(f"atout-server serve: {e}", file=sys.stderr)
+        return 2
 
     # Collector tuning, measured (docs: 1,000 players, p99 action-to-event latency): with the
     # default thresholds, objects that live for one AI think delay get promoted and full

@@ -329,6 +329,8 @@ class Table:
             "series": self.series,
             "series_first": self.series_first,
             "deal_no": self.deal_no,
+            "dealer": self.dealer,
+            "scores": self.scores,  # for people reading it: a rebuild sums the stored deals
             "v": self.v,
             "seats": [s.saved() for s in self.seats],
         }
