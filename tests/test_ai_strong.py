@@ -115,15 +115,15 @@ async def test_runner_falls_back_to_the_heuristic_when_no_worker_answers() -> No
     runner = Runner(workers=1, strong_budget_ms=400)
     runner.warm_up()
     try:
-        (st1, lg1), (st2, lg2) = _positions(2, 13, min_plays=6)
-        long = asyncio.create_task(runner.decide("strong", view(st1, lg1.seat), lg1, 2.0))
-        await asyncio.sleep(0.02)  # the worker is now busy with the long search
+        ((st2, lg2),) = _positions(1, 13, min_plays=6)
+        # Occupy the only worker for certain (a real search may stop early on a clear best card).
+        busy = runner.pool.submit(time.sleep, 1.0)
         t = time.perf_counter()
         act = await runner.decide("strong", view(st2, lg2.seat), lg2, 0.05)
         assert time.perf_counter() - t < 0.05 + SLACK_S
         apply(st2, act)
         assert runner.fallbacks == 1
-        apply(st1, await long)
+        busy.result()
     finally:
         runner.shutdown()
 
