@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol.errors import CloseCode, ErrorCode
 
@@ -176,9 +177,7 @@ class Session:
                             close = item
                             break
                         batch.append(item)  # type: ignore[arg-type]
-                    if len(batch) == 1:
-                        await ws.send(batch[0], text=True)
-                    elif batch:
+                    if batch:
                         await _send_batch(ws, batch)
                     if close is not None:
                         self.closed = True
@@ -192,21 +191,30 @@ class Session:
 
 
 async def _send_batch(ws: ServerConnection, batch: list[bytes]) -> None:
-    """Send several text messages in one write to the transport (one ``send`` system call
-    instead of one per frame), with the library's own framing and flow control: inside
-    ``send_context`` (the state check, errors and ``drain``, as ``ws.send`` does), the frames
-    are serialised by the sans-I/O protocol and their bytes joined before being written."""
+    """Send text messages with one write to the transport: one ``send`` system call for the
+    batch instead of one per frame, framed by the library's sans-I/O protocol.
+
+    The usual case (connection open, transport not applying back-pressure) writes directly,
+    without ``ws.send``'s per-message machinery (an async context manager and a drain); any
+    other state goes through ``send_context``, which checks the state, waits for the
+    transport to drain and raises ``ConnectionClosed`` exactly as ``ws.send`` would."""
     try:
-        context = ws.send_context
         protocol = ws.protocol
         transport = ws.transport
+        fast = protocol.state is State.OPEN and not ws.paused and not transport.is_closing()
     except AttributeError:  # a websockets release without these: one frame at a time
         for data in batch:
             await ws.send(data, text=True)
         return
-    async with context():
+    if fast:
         for data in batch:
             protocol.send_text(data)
         chunks = protocol.data_to_send()  # only our frames: the protocol is flushed after use
+        transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+        return
+    async with ws.send_context():
+        for data in batch:
+            protocol.send_text(data)
+        chunks = protocol.data_to_send()
         if chunks:
             transport.write(b"".join(chunks))
