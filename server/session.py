@@ -1,9 +1,11 @@
 """One client connection: who it is, what it holds, its rate limit and its outgoing queue.
 
 Tables never write to a socket: they hand encoded frames to :meth:`Session.send`, which only
-appends to a bounded queue. A writer task per connection drains the queue. A client that does
-not read fast enough makes its queue overflow and is closed (4008): a slow client can never
-block a table or the other players.
+appends to a bounded queue. Once per loop iteration, a flush callback writes what was queued
+in one go while the socket takes data; when it does not (back-pressure) or the connection is
+closing, a writer task per connection drains the queue instead, waiting for the socket. A client
+that does not read fast enough makes its queue overflow and is closed (4008): a slow client can
+never block a table or the other players.
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ class Session:
         self.closed = False
         self._out: deque[bytes | _CloseMark] = deque()
         self._wake = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        self._flush_pending = False  # a _flush callback is scheduled
+        self._writing = False  # the writer task is sending (and maybe waiting for the socket)
         self._max_queue = max_queue
         # token bucket (per connection) and abuse strikes within a window
         self._rate = rate
@@ -112,7 +117,28 @@ class Session:
         m = self.metrics
         m.messages_out += 1
         m.bytes_out += len(data)
-        self._wake.set()
+        if not self._flush_pending:
+            self._flush_pending = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write everything queued now, in one write, when the socket takes it; otherwise
+        leave it to the writer task. A plain callback: waking a task per batch cost more than
+        the write itself."""
+        self._flush_pending = False
+        out = self._out
+        if not out:
+            return
+        if self.closed or self._writing or not _writable(self.ws):
+            self._wake.set()
+            return
+        batch: list[bytes] = list(out)  # type: ignore[arg-type]  # no close mark: not closed
+        out.clear()
+        try:
+            _write(self.ws, batch)
+        except Exception:  # never expected; the client resumes and gets what it missed
+            log.exception("%s: writing failed, closing", self)
+            self.abort(CloseCode.INTERNAL_ERROR, "internal server error")
 
     def send_obj(self, obj: Any) -> None:
         self.send(_encode(obj))
@@ -157,11 +183,12 @@ class Session:
             log.debug("%s: close failed", self, exc_info=True)
 
     async def writer(self) -> None:
-        """Drain the queue into the socket until the connection closes.
+        """Drain the queue into the socket when :meth:`_flush` cannot: under back-pressure
+        (waiting for the socket to drain) and to close after the queued messages.
 
-        Whatever is queued when the writer wakes goes out in one socket write (see
-        :func:`_send_batch`): a table usually queues several messages at once (an ``ok`` and
-        its events), and one system call per frame was the largest cost of a busy server."""
+        Whatever is queued goes out in one socket write (see :func:`_send_batch`): a table
+        usually queues several messages at once (an ``ok`` and its events), and one system
+        call per frame was the largest cost of a busy server."""
         ws = self.ws
         out = self._out
         try:
@@ -178,7 +205,11 @@ class Session:
                             break
                         batch.append(item)  # type: ignore[arg-type]
                     if batch:
-                        await _send_batch(ws, batch)
+                        self._writing = True
+                        try:
+                            await _send_batch(ws, batch)
+                        finally:
+                            self._writing = False
                     if close is not None:
                         self.closed = True
                         await ws.close(close.code, close.reason)
@@ -190,31 +221,44 @@ class Session:
             out.clear()
 
 
-async def _send_batch(ws: ServerConnection, batch: list[bytes]) -> None:
-    """Send text messages with one write to the transport: one ``send`` system call for the
-    batch instead of one per frame, framed by the library's sans-I/O protocol.
-
-    The usual case (connection open, transport not applying back-pressure) writes directly,
-    without ``ws.send``'s per-message machinery (an async context manager and a drain); any
-    other state goes through ``send_context``, which checks the state, waits for the
-    transport to drain and raises ``ConnectionClosed`` exactly as ``ws.send`` would."""
+def _writable(ws: ServerConnection) -> bool:
+    """The connection is open and its transport takes data without back-pressure."""
     try:
+        return bool(
+            ws.protocol.state is State.OPEN and not ws.paused and not ws.transport.is_closing()
+        )
+    except AttributeError:  # a websockets release without these: the writer task sends
+        return False
+
+
+def _write(ws: ServerConnection, batch: list[bytes]) -> None:
+    """Frame ``batch`` as text messages with the library's sans-I/O protocol and write them in
+    one call (one ``send`` system call). Only when :func:`_writable`."""
+    protocol = ws.protocol
+    for data in batch:
+        protocol.send_text(data)
+    chunks = protocol.data_to_send()  # only our frames: the protocol is flushed after use
+    ws.transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+
+
+async def _send_batch(ws: ServerConnection, batch: list[bytes]) -> None:
+    """Send text messages from the writer task: straight away when :func:`_writable` (no
+    async context manager and drain per message), otherwise through ``send_context``, which
+    checks the state, waits for the transport to drain and raises ``ConnectionClosed``
+    exactly as ``ws.send`` would."""
+    if _writable(ws):
+        _write(ws, batch)
+        return
+    try:
+        context = ws.send_context
         protocol = ws.protocol
-        transport = ws.transport
-        fast = protocol.state is State.OPEN and not ws.paused and not transport.is_closing()
     except AttributeError:  # a websockets release without these: one frame at a time
         for data in batch:
             await ws.send(data, text=True)
         return
-    if fast:
-        for data in batch:
-            protocol.send_text(data)
-        chunks = protocol.data_to_send()  # only our frames: the protocol is flushed after use
-        transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
-        return
-    async with ws.send_context():
+    async with context():
         for data in batch:
             protocol.send_text(data)
         chunks = protocol.data_to_send()
         if chunks:
-            transport.write(b"".join(chunks))
+            ws.transport.write(b"".join(chunks))

@@ -1,0 +1,78 @@
+"""Session output: messages queued in one loop turn go out in one socket write, in order, each
+its own frame; under back-pressure the writer task takes over without losing or reordering."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+
+from helpers_server import Client, running_server
+from websockets.asyncio.client import connect
+
+from server.session import Session
+
+
+def _session(srv, name: str) -> Session:  # type: ignore[no-untyped-def]
+    return next(s for s in srv.lobby.sessions.values() if s.name == name)
+
+
+async def _wait_frames(c: Client, n: int) -> None:
+    for _ in range(500):
+        if len(c.msgs) >= n:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"only {len(c.msgs)} of {n} messages arrived")
+
+
+async def test_a_burst_is_written_once_in_order() -> None:
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "burst")
+        sess = _session(srv, "burst")
+        writes: list[bytes] = []
+        transport = sess.ws.transport
+        real_write = transport.write
+
+        def counting_write(data: bytes) -> None:
+            writes.append(data)
+            real_write(data)
+
+        transport.write = counting_write  # type: ignore[method-assign]
+        before = len(c.msgs)
+        for i in range(300):
+            sess.send_obj({"type": "pong", "id": i})
+        await _wait_frames(c, before + 300)
+        assert [m["id"] for m in c.msgs[before:]] == list(range(300))
+        assert len(writes) == 1  # one system call for the whole burst
+        await c.close()
+
+
+async def test_back_pressure_hands_over_to_the_writer_in_order() -> None:
+    async with running_server() as srv:
+        # a client that stops reading: small socket buffers fill, the server's transport
+        # pushes back, and the writer task (waiting for the socket) takes over from the flushes
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", srv.port))
+        ws = await connect(f"ws://127.0.0.1:{srv.port}", sock=sock, max_size=None)
+        await ws.send(json.dumps({"type": "hello", "id": 0, "version": 1, "name": "slowish"}))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        sess = _session(srv, "slowish")
+        sess.ws.transport.get_extra_info("socket").setsockopt(
+            socket.SOL_SOCKET, socket.SO_SNDBUF, 4096
+        )
+        sess.ws.transport.set_write_buffer_limits(high=1024)
+        ws.transport.pause_reading()
+        pad = "x" * 2000
+        paused = False
+        for i in range(300):  # under the queue limit (2048): nothing is dropped
+            sess.send_obj({"type": "pong", "id": i, "pad": pad})
+            if i % 10 == 9:
+                await asyncio.sleep(0.001)  # several loop turns: flushes, then the writer
+                paused = paused or sess.ws.paused
+        assert paused  # the socket pushed back: the writer task had to wait
+        ws.transport.resume_reading()
+        got = [json.loads(await asyncio.wait_for(ws.recv(), 10)) for _ in range(300)]
+        assert [m["id"] for m in got] == list(range(300))
+        assert not sess.closed
+        await ws.close()
