@@ -68,7 +68,7 @@ CONNECT_PARALLEL = 50  # connections opened at once (the server's listen backlog
 # Echo profile used when ``--mode echo`` runs without an Atout mode before it: what one action
 # of the ``ai`` mode costs (frames sent back per action, mean frame size, request size),
 # measured with this script.
-DEFAULT_PROFILE = (6.6, 240, 62)
+DEFAULT_PROFILE = (7.2, 150, 59)
 
 
 # -- the client's view of the protocol (docs/PROTOCOL.md), decoded with msgspec -------------
@@ -1044,12 +1044,12 @@ def main(argv: list[str] | None = None) -> int:
             phases["echo"] = ph
             _print_phase("echo", ph)
     finally:
-        for srv in (atout, echo):
-            if srv is not None:
-                report[f"{srv.name}_peak_rss_kib"] = (
-                    srv.hwm_kib() if srv.popen.poll() is None else None
+        for started in (atout, echo):
+            if started is not None:
+                report[f"{started.name}_peak_rss_kib"] = (
+                    started.hwm_kib() if started.popen.poll() is None else None
                 )
-                srv.stop()
+                started.stop()
         log = _log_tail(tmp) if atout is not None else ""
         shutil.rmtree(tmp, ignore_errors=True)
     log_errors = sum(1 for ln in log.splitlines() if " ERROR " in ln or "Traceback" in ln)
