@@ -1,6 +1,6 @@
 """The bare limit of Atout's network stack: a minimal ``websockets`` echo server.
 
-Same library, same settings as ``server/app.py`` (no compression, the same ``max_size``,
+Same library, same settings as ``server/net/app.py`` (no compression, the same ``max_size``,
 ``max_queue``, ping and close timeouts, the ``atout.v1`` subprotocol), and nothing else: no
 JSON, no sessions, no queues. ``bench/load.py`` runs it as its own process and drives it with
 the same clients as the Atout server.

@@ -71,7 +71,7 @@ def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:
     rp.set_defaults(func=_replay)
 
     if with_admin:
-        from server.admin import add_admin_commands
+        from server.ops.admin import add_admin_commands
 
         add_admin_commands(sub)
     return p
@@ -126,21 +126,21 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         default=int(_env("ATOUT_MAX_TABLES", "5000")),
         help="open tables at most (ATOUT_MAX_TABLES)",
     )
-    from server.cluster_cli import add_cluster_options
+    from server.cluster.cli import add_cluster_options
 
     add_cluster_options(p)  # --workers, --worker-id, --public-url, --heartbeat
     p.set_defaults(func=_serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from server.cluster_cli import wants_supervisor
+    from server.cluster.cli import wants_supervisor
 
     if wants_supervisor(args):  # --workers N: this process only runs the workers
-        from server.cluster import supervise
+        from server.cluster.worker import supervise
 
         return supervise(args, getattr(args, "argv", None))
     try:
-        from server.app import run
+        from server.net.app import run
     except ImportError:
         print("atout-server serve: the table server is not built yet", file=sys.stderr)
         return 1

@@ -15,7 +15,7 @@ import pytest
 from server.cli import build_parser, main
 from server.rules.randplay import random_deal
 from server.rules.records import record_of
-from server.store import Store
+from server.store.sqlite import Store
 
 # Through JSON: record_of() may hold tuples where the stored JSON has lists.
 RECS = [json.loads(json.dumps(record_of(random_deal(i, dealer=i % 4)))) for i in range(30, 42)]
@@ -165,10 +165,10 @@ def test_db_defaults_to_atout_db_env(monkeypatch) -> None:
 
 
 def test_building_the_parser_imports_no_store() -> None:
-    """server/cli.py imports server.admin for every command: replay must stay light."""
+    """server/cli.py imports server.ops.admin for every command: replay must stay light."""
     code = (
         "import sys; from server.cli import build_parser; build_parser(); "
-        "heavy = [m for m in ('sqlite_utils', 'sqlite3', 'server.store', 'msgspec') "
+        "heavy = [m for m in ('sqlite_utils', 'sqlite3', 'server.store.sqlite', 'msgspec') "
         "if m in sys.modules]; print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -16,10 +16,10 @@ import pytest
 from helpers_server import TIMEOUT, Client, create_table
 from websockets.asyncio.client import connect
 
-from server.app import Server
-from server.cluster import ClusterError, Registry, public_url, token_hash, worker_of
-from server.lobby import Config
-from server.store import AsyncStore
+from server.cluster.worker import ClusterError, Registry, public_url, token_hash, worker_of
+from server.net.app import Server
+from server.store.sqlite import AsyncStore
+from server.tables.lobby import Config
 
 
 @asynccontextmanager

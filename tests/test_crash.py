@@ -27,7 +27,7 @@ from typing import Any
 from helpers_server import Client, actions_in_view, choose, create_table
 from websockets.exceptions import ConnectionClosed
 
-from server.store import Store
+from server.store.sqlite import Store
 
 SERVER = [sys.executable, "-m", "server.cli"]
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)")

@@ -18,7 +18,7 @@ from helpers_server import Client, autoplay, create_table, is_event, running_ser
 
 from server.rules.randplay import random_deal
 from server.rules.records import record_of
-from server.store import Store
+from server.store.sqlite import Store
 
 SEED = 3  # reproducible deals: no petit sec ending a deal where a test expects to play
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from server.cli import build_parser
-from server.metrics import Metrics
+from server.ops.metrics import Metrics
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS = (ROOT / "docs" / "OPERATIONS.md").read_text(encoding="utf-8")

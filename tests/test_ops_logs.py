@@ -15,7 +15,7 @@ import pytest
 from helpers_server import Client, autoplay, create_table, is_event, running_server, table_finished
 
 from server.cli import build_parser
-from server.logs import connection_context, setup, table_context
+from server.ops.logs import connection_context, setup, table_context
 
 
 @pytest.fixture

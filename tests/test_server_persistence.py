@@ -11,7 +11,7 @@ from pathlib import Path
 
 from helpers_server import Client, autoplay, create_table, is_event, running_server, table_finished
 
-from server.store import Store
+from server.store.sqlite import Store
 
 SERVER = [sys.executable, "-m", "server.cli"]
 

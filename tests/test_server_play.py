@@ -20,7 +20,7 @@ from helpers_server import (
 )
 
 from server.rules.records import replay_line
-from server.store import Store
+from server.store.sqlite import Store
 
 
 async def test_one_client_with_three_ai_plays_complete_deals(tmp_path: Path) -> None:

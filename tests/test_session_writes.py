@@ -10,7 +10,7 @@ import socket
 from helpers_server import Client, running_server
 from websockets.asyncio.client import connect
 
-from server.session import Session
+from server.net.session import Session
 
 
 def _session(srv, name: str) -> Session:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""server/store.py: schema and migrations, deals and scores, the action log, errors, backups."""
+"""server/store/sqlite.py: schema and migrations, deals and scores, the action log, errors, backups."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from sqlite_utils import Database
 from server.rules.deal import OVER, DealState, apply
 from server.rules.randplay import random_action, random_deal
 from server.rules.records import decode_record, record_of, start_state
-from server.store import (
+from server.store.sqlite import (
     MIGRATION_NAMES,
     MIGRATIONS,
     Store,
@@ -401,7 +401,7 @@ def test_logged_actions_survive_kill_9(path: str) -> None:
     script = textwrap.dedent(
         f"""
         import json, os, signal, sys
-        from server.store import Store
+        from server.store.sqlite import Store
         rec = json.loads(sys.stdin.read())
         s = Store({path!r})
         s.start_deal("t1", 1, rec["dealer"], rec["hands"], rec["chien"])

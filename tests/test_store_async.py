@@ -13,7 +13,7 @@ import pytest
 
 from server.rules.randplay import random_deal
 from server.rules.records import record_of
-from server.store import (
+from server.store.sqlite import (
     AsyncStore,
     Store,
     StoreClosed,

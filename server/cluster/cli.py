@@ -1,4 +1,4 @@
-"""The ``serve`` options of cluster mode (server/cluster.py), kept apart so that building the
+"""The ``serve`` options of cluster mode (server/cluster/worker.py), kept apart so that building the
 command-line parser (``atout-server replay`` too) does not import the cluster runtime."""
 
 from __future__ import annotations

@@ -46,9 +46,9 @@ import msgspec
 from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from .app import Server
-    from .session import Session
-    from .table import Table
+    from server.net.app import Server
+    from server.net.session import Session
+    from server.tables.table import Table
 
 log = logging.getLogger("atout.cluster")
 
@@ -633,8 +633,8 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """``atout-server serve --workers N --port P``: run N workers (``serve --worker-id n
     --port P+n`` with the same other options), restart any that dies, and stop them all on
     SIGTERM or SIGINT."""
-    try:  # the workers' log format (server/logs.py), when this version has it
-        from .logs import setup
+    try:  # the workers' log format (server/ops/logs.py), when this version has it
+        from server.ops.logs import setup
 
         setup(args.log_level, getattr(args, "log_format", "text"))
     except ImportError:
@@ -648,7 +648,7 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         return 2
     base = list(argv if argv is not None else sys.argv[1:])
     # Migrations and the registry tables once, before N processes race to apply them.
-    from .store import Store, StoreError
+    from server.store.sqlite import Store, StoreError
 
     try:
         Store(args.db).close()

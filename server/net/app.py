@@ -30,14 +30,13 @@ from websockets.http11 import Request, Response
 import protocol.messages as P
 from protocol.errors import CloseCode, ErrorCode
 from protocol.version import MAX_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOLS, SUPPORTED_VERSIONS
-
-from .cluster import Cluster
-from .lobby import Config, Lobby, LobbyError
-from .logs import connection_context
-from .logs import setup as setup_logging
-from .metrics import Metrics
-from .session import Session
-from .table import Decider
+from server.cluster.worker import Cluster
+from server.net.session import Session
+from server.ops.logs import connection_context
+from server.ops.logs import setup as setup_logging
+from server.ops.metrics import Metrics
+from server.tables.lobby import Config, Lobby, LobbyError
+from server.tables.table import Decider
 
 log = logging.getLogger("atout.server")
 
@@ -95,7 +94,7 @@ class Server:
         self.metrics.store_pending = lambda: int(getattr(store, "pending", 0) or 0)
         self.port = cfg.port
         self._ws: WSServer | None = None
-        # A worker of several sharing the database (server/cluster.py), or None.
+        # A worker of several sharing the database (server/cluster/worker.py), or None.
         self.cluster = Cluster(self) if cfg.worker_id is not None else None
         self._lag: asyncio.Task[None] | None = None
         self._stopping = False
@@ -117,7 +116,7 @@ class Server:
         # new versions stored, before any client can connect.
         owned = None
         if cfg.worker_id is not None:
-            from .cluster import worker_of
+            from server.cluster.worker import worker_of
 
             owned = lambda tid: worker_of(tid) == cfg.worker_id  # noqa: E731
         await self.lobby.restore(owned)
@@ -377,7 +376,7 @@ def _select_subprotocol(conn: ServerConnection, offered: Any) -> Any:
 
 
 async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
-    from .store import AsyncStore, StoreError
+    from server.store.sqlite import AsyncStore, StoreError
 
     try:
         # A write waits at most 1 s for another connection's lock, then fails (and is retried

@@ -22,8 +22,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from protocol.errors import CloseCode, ErrorCode
-
-from .metrics import Metrics
+from server.ops.metrics import Metrics
 
 log = logging.getLogger("atout.session")
 

@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.store import Store
+    from server.store.sqlite import Store
 
 
 def _db_option(p: argparse.ArgumentParser) -> None:
@@ -76,7 +76,7 @@ def add_admin_commands(sub: Any) -> None:
 
 
 def _open(path: str) -> Store:
-    from server.store import Store
+    from server.store.sqlite import Store
 
     return Store(path, readonly=True)
 
@@ -87,7 +87,7 @@ def _fail(command: str, message: object) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from server.store import StoreError, parse_time
+    from server.store.sqlite import StoreError, parse_time
 
     if args.since is not None:
         try:
@@ -148,7 +148,7 @@ def _text_table(headers: list[str], rows: list[list[object]], right: set[int]) -
 
 
 def _scores(args: argparse.Namespace) -> int:
-    from server.store import StoreError
+    from server.store.sqlite import StoreError
 
     try:
         store = _open(args.db)
@@ -209,7 +209,7 @@ def _scores(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    from server.store import StoreError
+    from server.store.sqlite import StoreError
 
     try:
         store = _open(args.db)

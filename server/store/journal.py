@@ -15,7 +15,7 @@ the StoreError. The table then refuses the action (``storage_unavailable``) or t
 nothing is half-applied, and a table's writes reach the database in the order it asked for,
 which is what recovery relies on.
 
-The writes are the :class:`server.store.Store` methods themselves (``append_action``,
+The writes are the :class:`server.store.sqlite.Store` methods themselves (``append_action``,
 ``start_deal``, ``record_deal``, ...), with their checks: for the length of a batch the store's
 private ``_tx`` (one write transaction per call) is replaced by "run inside the current
 savepoint". A public ``Store.batch()`` would be the cleaner seam.
@@ -32,13 +32,13 @@ from typing import Any
 
 import msgspec
 
-from .store import Store, StoreError, now, store_error
+from server.store.sqlite import Store, StoreError, now, store_error
 
 log = logging.getLogger("atout.journal")
 
 _encode = msgspec.json.Encoder().encode
 
-#: One write: the name of a :class:`server.store.Store` method, its arguments, its keywords.
+#: One write: the name of a :class:`server.store.sqlite.Store` method, its arguments, its keywords.
 Op = tuple[str, tuple[Any, ...], dict[str, Any]]
 
 

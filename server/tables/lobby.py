@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Any
 import protocol.messages as P
 from protocol.errors import ErrorCode
 from server.ai import make_bot
-
-from .journal import Journal
-from .metrics import Metrics
-from .table import Decider, Table, TableOptions, token_hash
+from server.ops.metrics import Metrics
+from server.store.journal import Journal
+from server.tables.table import Decider, Table, TableOptions, token_hash
 
 if TYPE_CHECKING:
-    from .session import Session
+    from server.net.session import Session
 
 log = logging.getLogger("atout.lobby")
 
@@ -34,7 +33,7 @@ class Config:
     port: int = 8765
     db: str = "atout.db"
     log_level: str = "info"
-    log_format: str = "text"  # text | json (server/logs.py)
+    log_format: str = "text"  # text | json (server/ops/logs.py)
     think_delay: float = 0.8  # default AI think delay (s) for tables that do not set one
     deal_pause: float = 3.0  # default pause between deals (s)
     grace: float = 60.0  # a dropped human keeps the seat this long (s)
@@ -52,7 +51,7 @@ class Config:
     ping_timeout: float | None = 20.0
     ai_deadline: float = 2.0  # seconds a searching AI (strong) may think per decision
     seed: int | None = None  # tests and docs only: reproducible deals (never in production)
-    # Several worker processes on one database (server/cluster.py); worker_id None: alone.
+    # Several worker processes on one database (server/cluster/worker.py); worker_id None: alone.
     worker_id: int | None = None
     public_url: str | None = None  # URL template clients reach a worker at ({worker}, {port})
     heartbeat: float = 2.0  # seconds between a worker's registry heartbeats
@@ -82,10 +81,10 @@ class Lobby:
         self.tokens: dict[str, Table] = {}
         self.sessions: dict[str, Session] = {}  # live connections by id
         self.shutting_down = False
-        self.cluster: Any = None  # server.cluster.Cluster when this is a worker of several
+        self.cluster: Any = None  # server.cluster.worker.Cluster when this is a worker of several
         self._writes: set[asyncio.Task[Any]] = set()
         self.actors: set[asyncio.Task[None]] = set()  # every table's actor task still running
-        # Tables' durable writes (server/journal.py); None without a store (some tests).
+        # Tables' durable writes (server/store/journal.py); None without a store (some tests).
         self.journal = Journal(store) if hasattr(store, "run") else None
         # Deals must be unpredictable: tables shuffle with the OS generator.
         self._rng = random.SystemRandom() if cfg.seed is None else random.Random(cfg.seed)
@@ -127,7 +126,7 @@ class Lobby:
         tid = secrets.token_urlsafe(9)
         while tid[0] == "-":
             tid = secrets.token_urlsafe(9)
-        if self.cluster is not None:  # worker prefix, ownership recorded (server/cluster.py)
+        if self.cluster is not None:  # worker prefix, ownership recorded (server/cluster/worker.py)
             tid = self.cluster.claim(tid)
         rng = self._rng if self.cfg.seed is None else random.Random(self._rng.getrandbits(64))
         table = Table(tid, opts, self, sess.id, rng)

@@ -12,7 +12,7 @@ per-table counter ``v``; each is encoded once per distinct content (usually once
 and kept in a bounded log per seat so that a reconnecting player gets what it missed.
 
 Crash safety: what a client is told is already in the database. An action is appended to its
-deal's log (:mod:`server.journal`) before its events go out, and a deal's cards are stored before
+deal's log (:mod:`server.store.journal`) before its events go out, and a deal's cards are stored before
 its ``deal_start``; the table itself (options, seats with their tokens' SHA-256, series, version)
 is saved whenever it changes. A write that cannot be made refuses the human's action
 (``storage_unavailable``) or makes the AI, or the next deal, try again a little later: the state
@@ -37,6 +37,7 @@ import msgspec
 import protocol.messages as P
 from protocol.errors import CloseCode, ErrorCode
 from server.ai import make_bot
+from server.ops.logs import table_context
 from server.rules import (
     OVER,
     Action,
@@ -55,14 +56,12 @@ from server.rules.cards import codes_of
 from server.rules.randplay import random_from_legal
 from server.rules.records import decode_record, record_of, replay_record, start_state
 from server.rules.views import deal_start_event, events, prompt, view
-
-from .journal import Op, op
-from .logs import table_context
-from .store import StoreError
+from server.store.journal import Op, op
+from server.store.sqlite import StoreError
 
 if TYPE_CHECKING:
-    from .lobby import Lobby
-    from .session import Session
+    from server.net.session import Session
+    from server.tables.lobby import Lobby
 
 log = logging.getLogger("atout.table")
 
@@ -196,7 +195,7 @@ def engine_action(msg: Any, seat: int) -> Action:
 
 
 class Table:
-    """One table and its actor task. Create through :class:`server.lobby.Lobby`."""
+    """One table and its actor task. Create through :class:`server.tables.lobby.Lobby`."""
 
     def __init__(
         self, tid: str, opts: TableOptions, lobby: Lobby, creator: str, rng: Random
