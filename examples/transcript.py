@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from websockets.asyncio.client import connect
 
+from server.config import Config
 from server.net.app import Server
-from server.tables.lobby import Config
 
 
 def _compact(obj: Any) -> str:

@@ -23,9 +23,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 import protocol.messages as P
+from server.config import Config
 from server.net.app import Server
 from server.rules.cards import CODES
-from server.tables.lobby import Config
 
 CARD_CODES = frozenset(CODES)
 TIMEOUT = 10.0

@@ -17,9 +17,9 @@ from helpers_server import TIMEOUT, Client, create_table
 from websockets.asyncio.client import connect
 
 from server.cluster.worker import ClusterError, Registry, public_url, token_hash, worker_of
+from server.config import Config
 from server.net.app import Server
 from server.store.sqlite import AsyncStore
-from server.tables.lobby import Config
 
 
 @asynccontextmanager

@@ -14,9 +14,9 @@ from typing import Any
 
 from helpers_server import Client, choose, create_table, is_event, table_finished
 
+from server.config import Config
 from server.net.app import Server
 from server.store.sqlite import AsyncStore, Store
-from server.tables.lobby import Config
 
 
 class Lock:

@@ -17,8 +17,8 @@ from helpers_server import Client, autoplay, create_table, running_server, table
 from websockets.asyncio.client import connect
 
 from protocol import CloseCode
+from server.config import Config
 from server.net.app import Server
-from server.tables.lobby import Config
 
 
 def _get(port: int, path: str) -> tuple[int, str, str]:

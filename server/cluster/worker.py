@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import concurrent.futures
 import contextlib
-import hashlib
 import logging
 import os
 import re
@@ -44,10 +43,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from protocol.errors import ErrorCode
+from server.tables.seats import Connection, token_hash
 
 if TYPE_CHECKING:
-    from server.net.app import Server
-    from server.net.session import Session
+    from server.config import Config
+    from server.tables.lobby import Lobby
     from server.tables.table import Table
 
 log = logging.getLogger("atout.cluster")
@@ -103,10 +103,6 @@ def worker_of(table_id: str) -> int | None:
     """The worker a table id names by its prefix (a hint: the database decides)."""
     m = _PREFIX.match(table_id)
     return int(m.group(1)) if m else None
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def public_url(template: str | None, worker: int, host: str, port: int) -> str:
@@ -347,11 +343,10 @@ class Cluster:
     redirects, and the merged lobby listing. Created by the Server when ``cfg.worker_id`` is
     set; the lobby and the server call the few hooks below."""
 
-    def __init__(self, server: Server) -> None:
-        cfg = server.cfg
+    def __init__(self, cfg: Config, lobby: Lobby) -> None:
         assert cfg.worker_id is not None
-        self.server = server
-        self.lobby = server.lobby
+        self.cfg = cfg
+        self.lobby = lobby
         self.worker: int = cfg.worker_id
         self.prefix = table_prefix(self.worker)
         self.heartbeat = max(0.05, float(cfg.heartbeat))
@@ -413,11 +408,11 @@ class Cluster:
 
     # -- lifecycle (Server.start / Server.stop) --
 
-    async def start(self) -> None:
-        """Register (after listening: the URL names the real port), claim the tables and
-        tokens this worker already holds (rebuilt ones), start the heartbeat."""
-        srv = self.server
-        self.url = public_url(self._template, self.worker, srv.cfg.host, srv.port)
+    async def start(self, port: int) -> None:
+        """Register (after listening: the URL names the real ``port``), claim the tables and
+        tokens this worker already holds (rebuilt ones), start the heartbeat. On failure the
+        caller stops listening: a worker that cannot take its place must not accept clients."""
+        self.url = public_url(self._template, self.worker, self.cfg.host, port)
         try:
             await asyncio.wrap_future(self._opened)
             await self._call(
@@ -430,9 +425,6 @@ class Cluster:
                 self.stale_after,
             )
         except BaseException:
-            if srv._ws is not None:  # do not leave the port open for a worker that cannot run
-                srv._ws.close()
-                await srv._ws.wait_closed()
             self._closed = True
             self._ex.shutdown(wait=False)
             raise
@@ -553,17 +545,17 @@ class Cluster:
             if n in self._listings and row.live(now, self.stale_after, self.host):
                 tables.extend(self._listings[n])
         tables.sort(key=lambda t: _STATE_ORDER.get(t.get("state", ""), 3))
-        return tables[: self.server.cfg.list_limit]
+        return tables[: self.cfg.list_limit]
 
-    def route(self, sess: Session, msg: Any) -> None:
+    def route(self, sess: Connection, msg: Any) -> None:
         """A request about a table this worker does not hold."""
         self._spawn(self._route_table(sess, msg))
 
-    def route_token(self, sess: Session, msg: Any) -> None:
+    def route_token(self, sess: Connection, msg: Any) -> None:
         """A ``resume`` with a token this worker does not hold."""
         self._spawn(self._route_token(sess, msg, hello=False))
 
-    def route_hello(self, sess: Session, msg: Any) -> None:
+    def route_hello(self, sess: Connection, msg: Any) -> None:
         """A ``hello`` with a token this worker does not hold (answered before any other
         request of the connection, as a table would)."""
         sess.hello_pending = True
@@ -583,7 +575,7 @@ class Cluster:
             return None
         return row
 
-    def _redirect(self, sess: Session, rid: Any, table_id: str, row: WorkerRow) -> None:
+    def _redirect(self, sess: Connection, rid: Any, table_id: str, row: WorkerRow) -> None:
         sess.error(
             rid,
             ErrorCode.WRONG_WORKER,
@@ -591,7 +583,7 @@ class Cluster:
             details={"url": row.url, "worker": row.worker, "table": table_id},
         )
 
-    async def _route_table(self, sess: Session, msg: Any) -> None:
+    async def _route_table(self, sess: Connection, msg: Any) -> None:
         tid: str = msg.table
         try:
             row = await self._owner(tid)
@@ -604,7 +596,7 @@ class Cluster:
         else:
             self._redirect(sess, msg.id, tid, row)
 
-    async def _route_token(self, sess: Session, msg: Any, *, hello: bool) -> None:
+    async def _route_token(self, sess: Connection, msg: Any, *, hello: bool) -> None:
         row: WorkerRow | None = None
         tid: str | None = None
         failed = False

@@ -31,12 +31,13 @@ import protocol.messages as P
 from protocol.errors import CloseCode, ErrorCode
 from protocol.version import MAX_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOLS, SUPPORTED_VERSIONS
 from server.cluster.worker import Cluster
+from server.config import Config
 from server.net.session import Session
 from server.ops.logs import connection_context
 from server.ops.logs import setup as setup_logging
 from server.ops.metrics import Metrics
-from server.tables.lobby import Config, Lobby, LobbyError
-from server.tables.table import Decider
+from server.tables.decider import Decider
+from server.tables.lobby import Lobby, LobbyError
 
 log = logging.getLogger("atout.server")
 
@@ -95,7 +96,7 @@ class Server:
         self.port = cfg.port
         self._ws: WSServer | None = None
         # A worker of several sharing the database (server/cluster/worker.py), or None.
-        self.cluster = Cluster(self) if cfg.worker_id is not None else None
+        self.cluster = Cluster(cfg, self.lobby) if cfg.worker_id is not None else None
         self._lag: asyncio.Task[None] | None = None
         self._stopping = False
         self._handlers: dict[type, Any] = {
@@ -139,7 +140,12 @@ class Server:
         gc.callbacks.append(self.metrics.gc_callback)
         self._lag = asyncio.get_running_loop().create_task(self.metrics.watch_loop_lag())
         if self.cluster is not None:
-            await self.cluster.start()  # register this worker (its URL names the real port)
+            try:  # register this worker (its URL names the real port)
+                await self.cluster.start(self.port)
+            except BaseException:  # do not leave the port open for a worker that cannot run
+                self._ws.close()
+                await self._ws.wait_closed()
+                raise
         return self.port
 
     async def stop(self) -> None:

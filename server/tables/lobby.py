@@ -1,4 +1,4 @@
-"""The lobby: server configuration, the open tables, seat tokens, and store writes in flight."""
+"""The lobby: the open tables, seat tokens, and store writes in flight."""
 
 from __future__ import annotations
 
@@ -7,60 +7,21 @@ import logging
 import random
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import protocol.messages as P
 from protocol.errors import ErrorCode
 from server.ai import make_bot
+from server.config import Config
 from server.ops.metrics import Metrics
 from server.store.journal import Journal
-from server.tables.table import Decider, Table, TableOptions, token_hash
-
-if TYPE_CHECKING:
-    from server.net.session import Session
+from server.tables.decider import Decider
+from server.tables.seats import Connection, TableOptions, token_hash
+from server.tables.table import Table
 
 log = logging.getLogger("atout.lobby")
 
 _STATE_ORDER = {"waiting": 0, "playing": 1, "finished": 2}
-
-
-@dataclass
-class Config:
-    """Server settings (``atout-server serve`` options; tests build their own)."""
-
-    host: str = "127.0.0.1"
-    port: int = 8765
-    db: str = "atout.db"
-    log_level: str = "info"
-    log_format: str = "text"  # text | json (server/ops/logs.py)
-    think_delay: float = 0.8  # default AI think delay (s) for tables that do not set one
-    deal_pause: float = 3.0  # default pause between deals (s)
-    grace: float = 60.0  # a dropped human keeps the seat this long (s)
-    absent_wait: float = 5.0  # an absent human's turn waits this long before the AI plays (s)
-    hello_timeout: float = 10.0
-    rate: float = 100.0  # frames per second allowed per connection (token bucket refill)
-    burst: int = 200  # token bucket size
-    max_strikes: int = 50  # refused frames within 10 s before closing with 4029
-    out_queue: int = 2048  # queued outgoing messages per connection before closing with 4008
-    event_log: int = 512  # events kept per seat for resuming
-    max_tables: int = 5000
-    max_tables_per_session: int = 20
-    list_limit: int = 500  # tables listed by list_tables at most
-    ping_interval: float | None = 20.0
-    ping_timeout: float | None = 20.0
-    ai_deadline: float = 2.0  # seconds a searching AI (strong) may think per decision
-    seed: int | None = None  # tests and docs only: reproducible deals (never in production)
-    # Several worker processes on one database (server/cluster/worker.py); worker_id None: alone.
-    worker_id: int | None = None
-    public_url: str | None = None  # URL template clients reach a worker at ({worker}, {port})
-    heartbeat: float = 2.0  # seconds between a worker's registry heartbeats
-
-    @classmethod
-    def from_args(cls, args: Any) -> Config:
-        """Settings from parsed command-line options (missing ones keep their defaults)."""
-        kw = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}
-        return cls(**kw)
 
 
 class LobbyError(Exception):
@@ -79,7 +40,7 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         # token_hash(seat token) -> its table (the table checks the seat); raw tokens are not kept
         self.tokens: dict[str, Table] = {}
-        self.sessions: dict[str, Session] = {}  # live connections by id
+        self.sessions: dict[str, Connection] = {}  # live connections by id
         self.shutting_down = False
         self.cluster: Any = None  # server.cluster.worker.Cluster when this is a worker of several
         self._writes: set[asyncio.Task[Any]] = set()
@@ -91,7 +52,7 @@ class Lobby:
 
     # -- tables ------------------------------------------------------------------------------
 
-    def create(self, sess: Session, msg: P.CreateTable) -> Table:
+    def create(self, sess: Connection, msg: P.CreateTable) -> Table:
         if self.shutting_down:
             raise LobbyError(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
         if len(self.tables) >= self.cfg.max_tables:
@@ -201,7 +162,7 @@ class Lobby:
 
     # -- connections ---------------------------------------------------------------------------
 
-    def gone(self, sess: Session) -> None:
+    def gone(self, sess: Connection) -> None:
         """A connection closed: tell every table it touched."""
         self.sessions.pop(sess.id, None)
         tids = set(sess.seats) | sess.watching

@@ -1,0 +1,107 @@
+"""Events out of a table: version numbering, per-seat logs for resuming, snapshots.
+
+What a seat or spectator learns always comes from :mod:`server.rules.views`; this module only
+numbers, encodes (once per distinct content) and delivers it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from server.rules.views import view
+from server.tables.base import SPECTATORS, TableBase
+from server.tables.seats import Connection, Seat
+
+_encode = msgspec.json.Encoder().encode
+_HIDDEN: dict[str, Any] = {"type": "hidden"}
+
+
+class Broadcasting(TableBase):
+    def _emit(self, make: Callable[[int | None], list[dict[str, Any]]]) -> None:
+        """Broadcast what each visibility class learns; ``make(seat)`` asks the views module.
+
+        Only classes with someone to tell (or to tell later, on resume) are computed; the
+        spectators' class is always computed since it fixes how many versions are used."""
+        lists: list[tuple[int, list[dict[str, Any]]]] = [(SPECTATORS, make(None))]
+        for s in self.seats:
+            if s.kind == "human":
+                lists.append((s.index, make(s.index)))
+        self._broadcast(lists)
+
+    def _emit_public(self, ev: dict[str, Any]) -> None:
+        """A table event everybody sees identically (seats, table state, scores): the table
+        changed, so it is saved (with its version) after the current item."""
+        self._dirty = True
+        evs = [ev]
+        lists = [(SPECTATORS, evs)]
+        lists.extend((s.index, evs) for s in self.seats if s.kind == "human")
+        self._broadcast(lists)
+
+    def _broadcast(self, lists: list[tuple[int, list[dict[str, Any]]]]) -> None:
+        n = max(len(evs) for _, evs in lists)
+        turn = self._turn()
+        tid = self.id
+        for i in range(n):
+            self.v += 1
+            v = self.v
+            encoded: list[tuple[dict[str, Any], bytes]] = []
+            for cls, evs in lists:
+                ev = evs[i] if i < len(evs) else _HIDDEN
+                data = None
+                for prev_ev, prev_data in encoded:
+                    if prev_ev is ev or prev_ev == ev:
+                        data = prev_data
+                        break
+                if data is None:
+                    data = _encode(
+                        {"type": "event", "table": tid, "v": v, "turn": turn, "event": ev}
+                    )
+                    encoded.append((ev, data))
+                if cls == SPECTATORS:
+                    for sp in self.spectators:
+                        sp.send(data)
+                else:
+                    self.logs[cls].append((v, data))
+                    sess = self.seats[cls].session
+                    if sess is not None:
+                        sess.send(data)
+
+    def _seat_event(self, seat: Seat) -> None:
+        self._emit_public({"type": "seat", **seat.info()})
+
+    def _table_state_event(self, reason: str | None = None) -> None:
+        ev = {
+            "type": "table_state",
+            "state": self.state,
+            "series": self.series,
+            "deal_no": self.deal_no,
+            "scores": self.scores,
+        }
+        if reason is not None:
+            ev["reason"] = reason
+        self._emit_public(ev)
+
+    def _snapshot(self, sess: Connection, seat: int | None) -> None:
+        deal = view(self.deal, seat) if self.deal is not None else None
+        sess.send_obj(
+            {
+                "type": "snapshot",
+                "table": self.id,
+                "v": self.v,
+                "seat": seat,
+                "info": self.info(),
+                "deal": deal,
+            }
+        )
+
+    def _catch_up(self, sess: Connection, seat: int, v: int | None) -> None:
+        """Send the events after ``v`` from the seat's log, or a snapshot when they are gone."""
+        entries = self.logs[seat]
+        if v is not None and v <= self.v and (v == self.v or (entries and entries[0][0] <= v + 1)):
+            for ev_v, data in entries:
+                if ev_v > v:
+                    sess.send(data)
+        else:
+            self._snapshot(sess, seat)

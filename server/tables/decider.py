@@ -1,0 +1,36 @@
+"""Where bots think: the seam between tables and the AI runner."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from server.rules import (
+    Action,
+    Legal,
+)
+
+
+class Decider:
+    """The one place where bots think (the seam between tables and the AI runner).
+
+    Cheap levels run inline with the seat's own bot; the others go to
+    :mod:`server.ai.runner` (a process pool with a deadline per decision), so the event loop
+    never computes a search."""
+
+    def __init__(self, deadline: float = 2.0, runner: Any = None) -> None:
+        self.deadline = deadline
+        self._runner = runner
+
+    async def decide(self, level: str, bot: Any, seat_view: dict[str, Any], legal: Legal) -> Action:
+        if bot is not None:
+            return bot.choose(seat_view, legal)  # type: ignore[no-any-return]
+        if self._runner is None:
+            from server.ai.runner import Runner
+
+            self._runner = Runner()
+        return await self._runner.decide(level, seat_view, legal, self.deadline)  # type: ignore[no-any-return]
+
+    async def shutdown(self) -> None:
+        if self._runner is not None:
+            await asyncio.to_thread(self._runner.shutdown)

@@ -1,0 +1,249 @@
+"""Seats and connections: joining, resuming with a seat token, watching, leaving, a dropped
+connection's grace period, releasing a seat, and closing the table."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from typing import Any
+
+import protocol.messages as P
+from protocol.errors import CloseCode, ErrorCode
+from server.store.journal import op
+from server.tables.seats import Connection, token_hash
+from server.tables.sequence import DealSequence
+
+log = logging.getLogger("atout.table")
+
+
+class Seating(DealSequence):
+    # -- requests ------------------------------------------------------------------------
+
+    async def _on_join(self, sess: Connection, msg: P.Join) -> None:
+        if self._seat_of(sess) is not None:
+            sess.error(msg.id, ErrorCode.ALREADY_SEATED, f"you already sit at table {self.id}")
+            return
+        if self.lobby.shutting_down:
+            sess.error(msg.id, ErrorCode.SHUTTING_DOWN, "the server is shutting down")
+            return
+        free = [s for s in self.seats if s.kind != "human"]
+        if not free:
+            sess.error(msg.id, ErrorCode.TABLE_FULL, f"table {self.id} has four players")
+            return
+        if msg.seat is not None:
+            seat = self.seats[msg.seat]
+            if seat.kind == "human":
+                sess.error(msg.id, ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is taken")
+                return
+        else:
+            seat = min(free, key=lambda s: (s.kind != "empty", s.index))
+        # The seat (with its token's hash) is stored before the token is handed out, so that
+        # it resumes the seat even after a restart.
+        token = secrets.token_urlsafe(24)
+        hashed = token_hash(token)
+        before = (seat.kind, seat.name, seat.token_hash, seat.took_over)
+        seat.kind = "human"
+        seat.name = sess.name
+        seat.token_hash = hashed
+        seat.took_over = False
+        self._dirty = True
+        err = await self._commit([])
+        if err is not None:
+            seat.kind, seat.name, seat.token_hash, seat.took_over = before
+            self._dirty = True
+            self._refuse(sess, msg.id, err)
+            return
+        self.logs[seat.index].clear()
+        self.lobby.tokens[hashed] = self
+        sess.send_obj(
+            {"type": "joined", "id": msg.id, "table": self.id, "seat": seat.index, "token": token}
+        )
+        self._unwatch(sess)
+        # The event goes out before the newcomer is attached (its snapshot already includes it),
+        # so it says what the seat is about to be: connected, not driven by the AI.
+        self._emit_public({"type": "seat", **seat.info(), "connected": True, "ai": None})
+        seat.session = sess
+        sess.seats[self.id] = seat.index
+        self._snapshot(sess, seat.index)
+        if self.state == "waiting" and all(s.kind == "human" for s in self.seats):
+            await self._start_series()
+        elif self._turn() == seat.index:
+            self._schedule()
+
+    def _on_resume(self, sess: Connection, msg: P.Resume) -> None:
+        idx = self._token_seat(msg.token)
+        if idx is None:
+            sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
+            return
+        held = self._seat_of(sess)
+        if held is not None and held != idx:  # one seat per connection and table
+            sess.error(msg.id, ErrorCode.ALREADY_SEATED, f"you already sit at seat {held} here")
+            return
+        self._resume(sess, idx, msg.v, msg.id, msg.token)
+
+    def _on_hello(self, sess: Connection, msg: P.Hello, welcome: dict[str, Any]) -> None:
+        sess.hello_pending = False
+        idx = self._token_seat(msg.token or "")
+        if idx is None:
+            sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
+            return
+        sess.greeted = True
+        sess.send_obj({**welcome, "resumed": {"table": self.id, "seat": idx}})
+        self._resume(sess, idx, msg.v, None, None)
+
+    def _token_seat(self, token: str) -> int | None:
+        hashed = token_hash(token)
+        for s in self.seats:
+            held = s.token_hash
+            if held is not None and s.kind == "human" and secrets.compare_digest(held, hashed):
+                return s.index
+        return None
+
+    def _resume(
+        self, sess: Connection, idx: int, v: int | None, rid: Any, token: str | None
+    ) -> None:
+        seat = self.seats[idx]
+        old = seat.session
+        if old is not None and old is not sess:
+            old.seats.pop(self.id, None)
+            old.abort(CloseCode.REPLACED, "seat resumed by another connection")
+        was_away = old is None
+        if seat.grace is not None:
+            seat.grace.cancel()
+            seat.grace = None
+        seat.took_over = False
+        self._unwatch(sess)
+        seat.session = sess
+        sess.seats[self.id] = idx
+        if rid is not None:
+            sess.send_obj(
+                {"type": "joined", "id": rid, "table": self.id, "seat": idx, "token": token}
+            )
+        self._catch_up(sess, idx, v)
+        if was_away:
+            self._seat_event(seat)
+        if self._turn() == idx:
+            self._schedule()
+
+    def _on_watch(self, sess: Connection, msg: P.Watch) -> None:
+        if self._seat_of(sess) is not None:
+            sess.error(msg.id, ErrorCode.ALREADY_SEATED, "you sit at this table")
+            return
+        sess.send_obj({"type": "watching", "id": msg.id, "table": self.id})
+        self.spectators.add(sess)
+        sess.watching.add(self.id)
+        self._snapshot(sess, None)
+
+    def _unwatch(self, sess: Connection) -> None:
+        self.spectators.discard(sess)
+        sess.watching.discard(self.id)
+
+    def _on_unwatch(self, sess: Connection, msg: P.Unwatch) -> None:
+        self._unwatch(sess)
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self._maybe_abandon()
+
+    def _on_leave(self, sess: Connection, msg: P.Leave) -> None:
+        idx = self._seat_of(sess)
+        if idx is None:
+            sess.error(msg.id, ErrorCode.NOT_SEATED, f"you hold no seat at table {self.id}")
+            return
+        sess.seats.pop(self.id, None)
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self._release(idx)
+
+    def _on_close(self, sess: Connection, msg: P.Close) -> None:
+        if not self._may_manage(sess):
+            sess.error(msg.id, ErrorCode.NOT_ALLOWED, "only the creator or a player may close")
+            return
+        if self.state == "playing":
+            sess.error(msg.id, ErrorCode.WRONG_STATE, "a playing table cannot be closed")
+            return
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self._close("closed")
+
+    # -- connections coming and going ----------------------------------------------------
+
+    def _on_gone(self, sess: Connection) -> None:
+        self.spectators.discard(sess)
+        for seat in self.seats:
+            if seat.session is sess:
+                seat.session = None
+                token = seat.token_hash
+                seat.grace = asyncio.get_running_loop().call_later(
+                    self.cfg.grace, self.post, ("grace", seat.index, token)
+                )
+                self._seat_event(seat)
+                if self._turn() == seat.index:
+                    self._schedule()
+        self._maybe_abandon()
+
+    def _on_grace(self, idx: int, token: str | None) -> None:
+        seat = self.seats[idx]
+        if seat.token_hash == token and seat.session is None and seat.kind == "human":
+            log.info("table %s: seat %d released after the grace period", self.id, idx)
+            self._release(idx)
+
+    def _release(self, idx: int) -> None:
+        """The human at ``idx`` is gone for good: revoke the token; an AI (or nobody) sits."""
+        seat = self.seats[idx]
+        if seat.token_hash is not None:
+            self.lobby.tokens.pop(seat.token_hash, None)
+        if seat.grace is not None:
+            seat.grace.cancel()
+            seat.grace = None
+        seat.token_hash = None
+        seat.session = None
+        seat.name = None
+        seat.took_over = False
+        seat.kind = "ai" if self.state == "playing" else "empty"
+        self.logs[idx].clear()
+        self._seat_event(seat)
+        if self._turn() == idx:
+            self._schedule()
+        self._maybe_abandon()
+
+    def _maybe_abandon(self) -> None:
+        """Close a table nobody plays at, watches or created from a live connection."""
+        if self.closed or self.spectators or any(s.kind == "human" for s in self.seats):
+            return
+        if self.creator in self.lobby.sessions:
+            return
+        self._close("abandoned")
+
+    def _close(self, reason: str, *, announce: bool = True) -> None:
+        if self.closed:
+            return
+        was = self.state
+        self.state = "closed"
+        self._cancel_driver()
+        if announce:
+            self._table_state_event(reason)
+        self.closed = True
+        for seat in self.seats:
+            if seat.grace is not None:
+                seat.grace.cancel()
+            if seat.token_hash is not None:
+                self.lobby.tokens.pop(seat.token_hash, None)
+            if seat.session is not None:
+                seat.session.seats.pop(self.id, None)
+        for sp in self.spectators:
+            sp.watching.discard(self.id)
+        self.spectators.clear()
+        self.lobby.forget(self)
+        if was != "finished":
+            self._pending.append(op("finish_table", self.id, reason))
+        log.info("table %s closed (%s)", self.id, reason)
+
+    def _stop(self) -> None:
+        """The server stops: the table stays open in the database, to be rebuilt at the next
+        start; its players resume their seats there."""
+        self._cancel_driver()
+        for seat in self.seats:
+            if seat.grace is not None:
+                seat.grace.cancel()
+                seat.grace = None
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+        self.closed = True

@@ -1,0 +1,106 @@
+"""A table's seats and options: who sits where, seat tokens (kept only as their SHA-256), and
+what a table needs of a client connection."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from protocol.errors import ErrorCode
+
+
+def token_hash(token: str) -> str:
+    """What the server keeps of a seat token: its SHA-256 (the token itself is never stored)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Connection(Protocol):
+    """What a table needs of a client connection (:class:`server.net.session.Session` is one):
+    tables never see a socket, only these."""
+
+    id: str
+    name: str
+    greeted: bool
+    hello_pending: bool
+    seats: dict[str, int]  # table id -> seat held by this connection
+    watching: set[str]  # table ids followed as a spectator
+
+    def send(self, data: bytes) -> None: ...
+
+    def send_obj(self, obj: Any) -> None: ...
+
+    def error(
+        self,
+        rid: Any,
+        code: ErrorCode,
+        message: str,
+        *,
+        rule: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None: ...
+
+    def abort(self, code: int, reason: str) -> None: ...
+
+
+@dataclass
+class TableOptions:
+    name: str
+    public: bool
+    deals: int | None
+    target_score: int | None
+    ai: list[str]
+    turn_timer: float | None
+    think_delay: float
+    deal_pause: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "public": self.public,
+            "deals": self.deals,
+            "target_score": self.target_score,
+            "ai": self.ai,
+            "turn_timer": self.turn_timer,
+            "think_delay": self.think_delay,
+            "deal_pause": self.deal_pause,
+        }
+
+
+class Seat:
+    __slots__ = (
+        "ai",
+        "bot",
+        "grace",
+        "index",
+        "kind",
+        "name",
+        "session",
+        "token_hash",
+        "took_over",
+    )
+
+    def __init__(self, index: int, ai: str) -> None:
+        self.index = index
+        self.kind = "empty"  # empty | human | ai
+        self.name: str | None = None
+        self.token_hash: str | None = None  # token_hash() of the seat token (held by a human)
+        self.session: Connection | None = None  # the connection holding it, None while away
+        self.ai = ai  # level of the AI that plays it (AI seat, or stand-in for an absent human)
+        self.bot: Any = None
+        self.grace: asyncio.TimerHandle | None = None
+        self.took_over = False  # the AI has played for this absent human: no more waiting
+
+    def info(self) -> dict[str, Any]:
+        human = self.kind == "human"
+        return {
+            "seat": self.index,
+            "kind": self.kind,
+            "name": self.name,
+            "connected": human and self.session is not None,
+            "ai": None if human and self.session is not None else self.ai,
+        }
+
+    def saved(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "token": self.token_hash, "ai": self.ai}

@@ -1,0 +1,247 @@
+"""The deal sequence: series and deals, applying actions (a human's or the AI's), scores.
+
+Crash safety: an action is appended to its deal's log before its events go out, and a deal's cards
+are stored before its ``deal_start``; a write that cannot be made refuses the human's action
+(``storage_unavailable``) or makes the AI, or the next deal, try again a little later."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import protocol.messages as P
+from protocol.errors import ErrorCode
+from server.rules import (
+    OVER,
+    Action,
+    Bid,
+    Chelem,
+    Discard,
+    IllegalAction,
+    Play,
+    Poignee,
+    apply,
+    legal_actions,
+    new_deal,
+)
+from server.rules.cards import codes_of
+from server.rules.randplay import random_from_legal
+from server.rules.records import record_of
+from server.rules.views import deal_start_event, events, view
+from server.store.journal import Op, op
+from server.tables.drivers import Driving
+from server.tables.seats import Connection
+
+_PHASE_OF: dict[type, str] = {
+    P.Bid: "bidding",
+    P.Discard: "discard",
+    P.Chelem: "chelem",
+    P.Poignee: "play",
+}
+_PHASE_OF[P.Play] = "play"
+
+log = logging.getLogger("atout.table")
+
+
+def engine_action(msg: Any, seat: int) -> Action:
+    """The rules engine's action for a protocol action request."""
+    t = type(msg)
+    if t is P.Play:
+        return Play(seat, msg.card)
+    if t is P.Bid:
+        return Bid(seat, msg.contract)
+    if t is P.Discard:
+        return Discard(seat, tuple(msg.cards))
+    if t is P.Chelem:
+        return Chelem(seat, msg.announce)
+    return Poignee(seat, tuple(msg.cards))
+
+
+class DealSequence(Driving):
+    async def _on_move(self, ticket: int, action: Action) -> None:
+        if ticket != self.ticket or self._turn() != action.seat:
+            return
+        seat = self.seats[action.seat]
+        if seat.kind == "human" and seat.session is None:
+            seat.took_over = True
+        prev = self.deal
+        try:
+            new = apply(prev, action)
+        except IllegalAction as e:
+            log.error("table %s: AI %s chose an illegal action %r: %s", self.id, seat.ai, action, e)
+            legal = legal_actions(prev)
+            if legal is None:
+                return
+            action = random_from_legal(legal, self.rng)
+            new = apply(prev, action)
+        err = await self._commit([self._log_op(prev, action)])
+        if err is not None:
+            delay = self._retry_delay()
+            log.warning(
+                "table %s: cannot store seat %d's move (%s); trying again in %.2fs",
+                self.id,
+                action.seat,
+                err,
+                delay,
+            )
+            self._start_ai(action.seat, delay)
+            return
+        self._applied(prev, action, new)
+
+    # -- the deal sequence ---------------------------------------------------------------
+
+    def _log_op(self, prev: Any, action: Action) -> Op:
+        """The write that makes ``action`` (applied to ``prev``) durable."""
+        return op("append_action", self.id, self.deal_no, prev.n_actions, action)
+
+    def _applied(self, prev: Any, action: Action, new: Any) -> None:
+        self.deal = new
+        self.metrics.actions_applied += 1
+        self._emit(lambda s: events(prev, action, new, s))
+        if new.phase == OVER:
+            self._deal_over()
+        else:
+            self._schedule()
+
+    async def _start_series(self) -> None:
+        for seat in self.seats:
+            if seat.kind == "empty":
+                seat.kind = "ai"
+                self._seat_event(seat)
+        self.state = "playing"
+        self.scores = [0, 0, 0, 0]
+        self.series_deals = 0
+        self.series_first = self.deal_no + 1
+        self._table_state_event()
+        log.info("table %s: series %d starts", self.id, self.series)
+        await self._new_deal()
+
+    async def _new_deal(self) -> None:
+        dealer = self.rng.randrange(4) if self.dealer < 0 else (self.dealer + 1) % 4  # R2.4
+        st = new_deal(self.rng, dealer)
+        no = self.deal_no + 1
+        # The cards are stored before anybody sees them.
+        players = [s.name if s.kind == "human" else None for s in self.seats]
+        hands = [codes_of(h) for h in st.initial_hands]
+        err = await self._commit(
+            [op("start_deal", self.id, no, dealer, hands, codes_of(st.chien), players=players)]
+        )
+        if err is not None:
+            delay = self._retry_delay()
+            log.warning(
+                "table %s: cannot store deal %d (%s); again in %.2fs", self.id, no, err, delay
+            )
+            self._cancel_driver()
+            loop = asyncio.get_running_loop()
+            self.driver = loop.create_task(self._next_deal_after(self.ticket, delay))
+            return
+        self.dealer = dealer
+        self.deal_no = no
+        self.series_deals += 1
+        self.deal = st
+        log.debug("table %s: deal %d dealt by seat %d", self.id, no, dealer)
+        self._emit(lambda s: [{**deal_start_event(st, s), "deal_no": no}])
+        if st.phase == OVER:  # petit sec (R3.1): the deal ends before any action
+            self._emit(lambda s: [_deal_over_event(st, s)])
+            self._deal_over()
+        else:
+            self._schedule()
+
+    def _series_done(self) -> bool:
+        o = self.opts
+        return (o.deals is not None and self.series_deals >= o.deals) or (
+            o.target_score is not None
+            and (max(self.scores) >= o.target_score or self.series_deals >= 1000)
+        )
+
+    def _record_deal(self, st: Any, players: list[str | None]) -> list[Any]:
+        """Count a finished deal and queue its record (the log of its actions is durable)."""
+        rec = record_of(st)
+        deal_scores = rec["result"]["scores"]
+        if self.deal_no >= self.series_first:
+            self.scores = [a + b for a, b in zip(self.scores, deal_scores, strict=True)]
+        self._pending.append(
+            op("record_deal", self.id, self.deal_no, rec, players, list(deal_scores))
+        )
+        return deal_scores  # type: ignore[no-any-return]
+
+    def _deal_over(self) -> None:
+        players = [s.name if s.kind == "human" else None for s in self.seats]
+        deal_scores = self._record_deal(self.deal, players)
+        self.metrics.deals_finished += 1
+        self._emit_public(
+            {"type": "scores", "deal_no": self.deal_no, "deal": deal_scores, "total": self.scores}
+        )
+        self._cancel_driver()
+        log.debug("table %s: deal %d over, scores %s", self.id, self.deal_no, deal_scores)
+        if self._series_done():
+            self.state = "finished"
+            log.info("table %s: series %d finished, scores %s", self.id, self.series, self.scores)
+            self._table_state_event()
+            self._pending.append(op("finish_table", self.id, "finished"))
+        else:
+            self.driver = asyncio.get_running_loop().create_task(self._next_deal_after(self.ticket))
+
+    async def _on_start(self, sess: Connection, msg: P.Start) -> None:
+        if not self._may_manage(sess):
+            sess.error(msg.id, ErrorCode.NOT_ALLOWED, "only the creator or a player may start")
+            return
+        if self.state != "waiting":
+            sess.error(msg.id, ErrorCode.WRONG_STATE, f"the table is {self.state}, not waiting")
+            return
+        sess.send_obj({"type": "ok", "id": msg.id})
+        await self._start_series()
+
+    async def _on_restart(self, sess: Connection, msg: P.Restart) -> None:
+        if not self._may_manage(sess):
+            sess.error(msg.id, ErrorCode.NOT_ALLOWED, "only the creator or a player may restart")
+            return
+        if self.state != "finished":
+            sess.error(msg.id, ErrorCode.WRONG_STATE, f"the table is {self.state}, not finished")
+            return
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self.series += 1
+        self._pending.append(op("set_table_status", self.id, "open"))
+        await self._start_series()
+
+    async def _on_action(self, sess: Connection, msg: Any) -> None:
+        idx = self._seat_of(sess)
+        if idx is None:
+            sess.error(msg.id, ErrorCode.NOT_SEATED, f"you hold no seat at table {self.id}")
+            return
+        if msg.seat is not None and msg.seat != idx:
+            sess.error(msg.id, ErrorCode.NOT_YOUR_SEAT, f"you sit at seat {idx}, not {msg.seat}")
+            return
+        st = self.deal
+        if self.state != "playing" or st is None or st.phase == OVER:
+            sess.error(msg.id, ErrorCode.WRONG_PHASE, "no deal is in progress")
+            return
+        if st.turn != idx:
+            sess.error(msg.id, ErrorCode.NOT_YOUR_TURN, f"seat {st.turn} is to act, not you")
+            return
+        action = engine_action(msg, idx)
+        try:
+            prev = st
+            new = apply(prev, action)
+        except IllegalAction as e:
+            code = (
+                ErrorCode.WRONG_PHASE
+                if _PHASE_OF[type(msg)] != st.phase
+                else ErrorCode.ILLEGAL_ACTION
+            )
+            sess.error(msg.id, code, e.detail, rule=e.rule)
+            return
+        err = await self._commit([self._log_op(prev, action)])
+        if err is not None:  # refused: nothing changed, the player may send it again
+            log.warning("table %s: action of seat %d refused: %s", self.id, idx, err)
+            self._refuse(sess, msg.id, err)
+            return
+        sess.send_obj({"type": "ok", "id": msg.id})
+        self._applied(prev, action, new)
+
+
+def _deal_over_event(st: Any, seat: int | None) -> dict[str, Any]:
+    """The end-of-deal reveal for a deal that ended without an action (petit sec)."""
+    vw = view(st, seat)
+    return {"type": "deal_over", "result": vw["result"], "record": vw["record"]}
