@@ -6,14 +6,23 @@ is compared with B's score in the same seat of the reference game (a paired diff
 luck of the cards cancels out. One observation per deal is the mean of its four paired
 differences; the 95% interval is mean ± 1.96 standard errors over deals.
 
-Printed: mean paired difference in game points per deal for A's seat, with its 95% interval,
-split by the role A's seat had (taker or defender); A's and B's mean card points as taker and
-contract success rates; annulled deals; A's decision time p50/p95 (all decisions and card
-decisions with a real choice). Seeded and reproducible: deal i is ``new_deal(seed * 1_000_003
-+ i, dealer=i % 4)`` and each bot's seed is derived from (seed, deal, seat).
+Levels: any level of ``server.ai.make_bot`` (the bots as they are now), and the frozen
+baselines ``heuristic_v1`` and ``strong_v1``: the bots of git revision 3245940 (issue 13's
+starting point), extracted from git and imported under another package name, so that no later
+change can move the baseline (``bench/ai_baseline.py``; ``NAME@REV`` freezes another revision).
 
-    .venv/bin/python bench/ai_duel.py --a heuristic --b random --deals 200
-    .venv/bin/python bench/ai_duel.py --a strong --b heuristic --deals 500 --budget-ms 100
+Printed: mean paired difference in game points per deal for A's seat, with its 95% interval,
+split by the role A's seat had (taker or defender); card points as taker and contract success;
+how often each contract is taken (per 1,000 seat-deals); the rates of issue 13's recurring
+errors (``bench/ai_errors.py``: takes with at most 4 trumps and their success, points put on a
+partner's trick with the taker still to play, Petit lost, Petit played in front of the taker,
+kings trumped from long suits) per 1,000 seat-deals, for A (its seats in the duel games) and B
+(the reference game), with 95% intervals; decision time p50/p95 of A and of B in the same run.
+Seeded and reproducible: deal i is ``new_deal(seed * 1_000_003 + i, dealer=i % 4)`` and each
+bot's seed is derived from (seed, deal, seat).
+
+    .venv/bin/python bench/ai_duel.py --a heuristic --b heuristic_v1 --deals 1000
+    .venv/bin/python bench/ai_duel.py --a strong --b heuristic --deals 300 --budget-ms 100
 """
 
 from __future__ import annotations
@@ -30,24 +39,32 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench.ai_baseline import make_frozen, split_level
+from bench.ai_errors import KEYS, count_errors
 from server.ai import make_bot
-from server.rules import OVER, apply, legal_actions, score
+from server.rules import OVER, apply, legal_actions
+from server.rules.actions import CONTRACTS
 from server.rules.deal import new_deal
+from server.rules.records import record_of
 from server.rules.views import view
 
 _ARGS: dict[str, Any] = {}
 
 
 def _make(level: str, seed: int, budget_ms: float, objective: str) -> Any:
+    strong_opts = {"budget_ms": budget_ms, "objective": objective, **_ARGS.get("opts", {})}
+    frozen = split_level(level)
+    if frozen is not None:
+        return make_frozen(level, seed, **(strong_opts if frozen[0] == "strong" else {}))
     if level == "strong":
         from server.ai.strong import StrongBot
 
-        return StrongBot(seed, budget_ms=budget_ms, objective=objective, **_ARGS.get("opts", {}))
+        return StrongBot(seed, **strong_opts)
     return make_bot(level, seed)
 
 
 def play_game(
-    seed: int, i: int, levels: list[str], timed_seat: int, budget_ms: float, objective: str
+    seed: int, i: int, levels: list[str], timed: set[int], budget_ms: float, objective: str
 ) -> dict[str, Any]:
     st = new_deal(seed * 1_000_003 + i, dealer=i % 4)
     bots = [_make(levels[s], seed * 7919 + i * 31 + s, budget_ms, objective) for s in range(4)]
@@ -60,19 +77,22 @@ def play_game(
         t = time.perf_counter()
         act = bots[lg.seat].choose(v, lg)
         dt = time.perf_counter() - t
-        if lg.seat == timed_seat:
+        if lg.seat in timed:
             times.append(dt)
             if len(lg.plays) > 1 and type(act).__name__ == "Play":
                 card_times.append(dt)
         st = apply(st, act)
-    sc = score(st)
+    rec = record_of(st)
+    res = rec["result"]
+    played = res["status"] == "played"
     return {
-        "scores": [x / 2 for x in sc.scores_half()],
-        "taker": sc.taker if sc.status == "played" else -1,
-        "contract": sc.contract,
-        "won": sc.won,
-        "taker_points": sc.taker_half / 2,
-        "annulled": sc.status != "played",
+        "scores": res["scores"],
+        "taker": res["taker"] if played else -1,
+        "contract": res["contract"] if played else None,
+        "won": res.get("won"),
+        "taker_points": res.get("taker_points"),
+        "annulled": not played,
+        "errors": count_errors(rec),
         "times": times,
         "card_times": card_times,
     }
@@ -81,14 +101,14 @@ def play_game(
 def play_deal(i: int) -> dict[str, Any]:
     a, b = _ARGS["a"], _ARGS["b"]
     seed, budget, obj = _ARGS["seed"], _ARGS["budget_ms"], _ARGS["objective"]
-    ref = play_game(seed, i, [b] * 4, -1, budget, obj)
+    ref = play_game(seed, i, [b] * 4, {0, 1, 2, 3}, budget, obj)
     if ref["annulled"] and _ARGS.get("played_only"):
         return {"deal": i, "skipped": True}
     games = []
     for s in range(4):
         levels = [b] * 4
         levels[s] = a
-        games.append(play_game(seed, i, levels, s, budget, obj))
+        games.append(play_game(seed, i, levels, {s}, budget, obj))
     return {"deal": i, "ref": ref, "games": games}
 
 
@@ -96,15 +116,15 @@ def _init(args: dict[str, Any]) -> None:
     _ARGS.update(args)
 
 
-def ci(xs: list[float]) -> tuple[float, float, int]:
-    """Mean and 95% half-width (normal approximation)."""
+def ci(xs: list[float]) -> list[float]:
+    """[mean, 95% half-width (normal approximation), n]."""
     n = len(xs)
     if n == 0:
-        return float("nan"), float("nan"), 0
+        return [float("nan"), float("nan"), 0]
     m = statistics.fmean(xs)
     if n < 2:
-        return m, float("nan"), n
-    return m, 1.96 * statistics.stdev(xs) / math.sqrt(n), n
+        return [m, float("nan"), n]
+    return [m, 1.96 * statistics.stdev(xs) / math.sqrt(n), n]
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -114,12 +134,61 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+class SeatStats:
+    """Per seat-deal observations of one side (A in its duel seats, or B in the reference)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.errors: dict[str, list[float]] = {k: [] for k in KEYS}
+        self.takes: dict[str, list[float]] = {c: [] for c in CONTRACTS[1:]}
+        self.taker_points: list[float] = []
+        self.won: list[float] = []
+        self.won_by: dict[str, list[float]] = {c: [] for c in CONTRACTS[1:]}
+        self.le4_won: list[float] = []
+        self.times: list[float] = []
+        self.card_times: list[float] = []
+
+    def add(self, g: dict[str, Any], s: int) -> None:
+        self.n += 1
+        e = g["errors"][s]
+        for k in KEYS:
+            self.errors[k].append(float(e[k]))
+        if e["take_le4"]:
+            self.le4_won.append(float(e["take_le4_won"]))
+        took = g["taker"] == s
+        for c in CONTRACTS[1:]:
+            self.takes[c].append(1.0 if took and g["contract"] == c else 0.0)
+        if took:
+            self.taker_points.append(g["taker_points"])
+            self.won.append(1.0 if g["won"] else 0.0)
+            self.won_by[g["contract"]].append(1.0 if g["won"] else 0.0)
+
+    def summary(self) -> dict[str, Any]:
+        def per_k(xs: list[float]) -> list[float]:
+            m, h, n = ci(xs)
+            return [1000 * m, 1000 * h, n]
+
+        return {
+            "seat_deals": self.n,
+            "errors_per_1000": {k: per_k(v) for k, v in self.errors.items()},
+            "takes_per_1000": {c: per_k(v) for c, v in self.takes.items()},
+            "le4_success": ci(self.le4_won),
+            "taker_points": ci(self.taker_points),
+            "success": ci(self.won),
+            "success_by_contract": {c: ci(v) for c, v in self.won_by.items()},
+            "time_ms": [pct(self.times, 0.5) * 1e3, pct(self.times, 0.95) * 1e3],
+            "card_time_ms": [
+                pct(self.card_times, 0.5) * 1e3,
+                pct(self.card_times, 0.95) * 1e3,
+                max(self.card_times, default=0) * 1e3,
+            ],
+        }
+
+
 def summarise(results: list[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
     per_deal = []
     by_role: dict[str, list[float]] = {"taker": [], "defender": [], "annulled": []}
-    a_taker_pts, b_taker_pts, a_won, b_won = [], [], [], []
-    times: list[float] = []
-    card_times: list[float] = []
+    sa, sb = SeatStats(), SeatStats()
     annulled_ref = 0
     for r in results:
         ref = r["ref"]
@@ -130,42 +199,44 @@ def summarise(results: list[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
             diffs.append(d)
             role = "annulled" if g["annulled"] else ("taker" if g["taker"] == s else "defender")
             by_role[role].append(d)
-            if g["taker"] == s:
-                a_taker_pts.append(g["taker_points"])
-                a_won.append(1.0 if g["won"] else 0.0)
-            if ref["taker"] == s:
-                b_taker_pts.append(ref["taker_points"])
-                b_won.append(1.0 if ref["won"] else 0.0)
-            times.extend(g["times"])
-            card_times.extend(g["card_times"])
+            sa.add(g, s)
+            sb.add(ref, s)
+            sa.times.extend(g["times"])
+            sa.card_times.extend(g["card_times"])
+        sb.times.extend(ref["times"])
+        sb.card_times.extend(ref["card_times"])
         per_deal.append(statistics.fmean(diffs))
     m, h, n = ci(per_deal)
-    out = {
+    return {
         "a": a,
         "b": b,
         "deals": n,
         "annulled_reference_deals": annulled_ref,
         "diff_per_deal": [m, h],
-        "diff_taker": list(ci(by_role["taker"])),
-        "diff_defender": list(ci(by_role["defender"])),
-        "a_taker_points": list(ci(a_taker_pts)),
-        "b_taker_points": list(ci(b_taker_pts)),
-        "a_success": list(ci(a_won)),
-        "b_success": list(ci(b_won)),
-        "a_time_ms": [pct(times, 0.5) * 1e3, pct(times, 0.95) * 1e3, max(times, default=0) * 1e3],
-        "a_card_time_ms": [
-            pct(card_times, 0.5) * 1e3,
-            pct(card_times, 0.95) * 1e3,
-            max(card_times, default=0) * 1e3,
-        ],
+        "diff_taker": ci(by_role["taker"]),
+        "diff_defender": ci(by_role["defender"]),
+        "A": sa.summary(),
+        "B": sb.summary(),
     }
-    return out
+
+
+ERROR_LABELS = {
+    "take_le4": "takes with <= 4 trumps",
+    "points_given": "points on partner's trick, taker after",
+    "petit_lost": "Petit lost",
+    "petit_front": "Petit played in front of the taker, lost",
+    "king_trumped": "taker's king of a long suit trumped",
+}
 
 
 def report(s: dict[str, Any], args: argparse.Namespace, elapsed: float) -> str:
-    def f(x: list[float]) -> str:
-        return f"{x[0]:+.2f} ± {x[1]:.2f} (n={x[2]})" if len(x) > 2 else f"{x[0]:+.2f} ± {x[1]:.2f}"
+    def f(x: list[float], pct100: bool = False) -> str:
+        k = 100 if pct100 else 1
+        if not x[2]:
+            return "n/a"
+        return f"{k * x[0]:.1f} ± {k * x[1]:.1f}" + ("%" if pct100 else "")
 
+    A, B = s["A"], s["B"]
     lines = [
         f"duel {s['a']} vs {s['b']}: seed {args.seed}, {s['deals']} deals from index {args.first}"
         + (
@@ -175,17 +246,35 @@ def report(s: dict[str, Any], args: argparse.Namespace, elapsed: float) -> str:
         )
         + (
             f", budget {args.budget_ms:g} ms, objective {args.objective}"
-            if "strong" in (s["a"], s["b"])
+            if any("strong" in x for x in (s["a"], s["b"]))
             else ""
         ),
         f"  A - B game points per deal (seat, paired): {s['diff_per_deal'][0]:+.2f} ± {s['diff_per_deal'][1]:.2f} (95% CI, n={s['deals']} deals; {s['annulled_reference_deals']} reference deals annulled)",
-        f"    when A's seat was taker:    {f(s['diff_taker'])}",
-        f"    when A's seat was defender: {f(s['diff_defender'])}",
-        f"  card points as taker: A {s['a_taker_points'][0]:.2f} (n={s['a_taker_points'][2]}), B {s['b_taker_points'][0]:.2f} (n={s['b_taker_points'][2]})",
-        f"  contract success: A {100 * s['a_success'][0]:.1f}% , B {100 * s['b_success'][0]:.1f}%",
-        f"  A decision time: all p50 {s['a_time_ms'][0]:.2f} ms, p95 {s['a_time_ms'][1]:.2f} ms, max {s['a_time_ms'][2]:.1f} ms;"
-        f" card choices p50 {s['a_card_time_ms'][0]:.2f} ms, p95 {s['a_card_time_ms'][1]:.2f} ms, max {s['a_card_time_ms'][2]:.1f} ms",
-        f"  wall time {elapsed:.0f} s with {args.jobs} worker process(es)",
+        f"    when A's seat was taker:    {s['diff_taker'][0]:+.2f} ± {s['diff_taker'][1]:.2f} (n={s['diff_taker'][2]})",
+        f"    when A's seat was defender: {s['diff_defender'][0]:+.2f} ± {s['diff_defender'][1]:.2f} (n={s['diff_defender'][2]})",
+        f"  {'':44s} {'A (' + s['a'] + ')':>24s} {'B (' + s['b'] + ')':>24s}",
+        f"  {'seat-deals':44s} {A['seat_deals']:>24d} {B['seat_deals']:>24d}",
+        f"  {'card points as taker':44s} {f(A['taker_points']):>24s} {f(B['taker_points']):>24s}",
+        f"  {'contract success':44s} {f(A['success'], True):>24s} {f(B['success'], True):>24s}",
+    ]
+    for c in CONTRACTS[1:]:
+        lines.append(
+            f"  {'takes ' + c + ' per 1000 (success)':44s}"
+            f" {f(A['takes_per_1000'][c]) + ' (' + f(A['success_by_contract'][c], True) + ')':>24s}"
+            f" {f(B['takes_per_1000'][c]) + ' (' + f(B['success_by_contract'][c], True) + ')':>24s}"
+        )
+    lines.append("  errors per 1000 seat-deals (95% CI):")
+    for k, label in ERROR_LABELS.items():
+        lines.append(
+            f"    {label:42s} {f(A['errors_per_1000'][k]):>24s} {f(B['errors_per_1000'][k]):>24s}"
+        )
+    lines.append(
+        f"    {'  ... of which made':42s} {f(A['le4_success'], True):>24s} {f(B['le4_success'], True):>24s}"
+    )
+    lines += [
+        f"  {'decision time p50 / p95 (ms), all':44s} {A['time_ms'][0]:>11.2f} / {A['time_ms'][1]:<10.2f} {B['time_ms'][0]:>11.2f} / {B['time_ms'][1]:<10.2f}",
+        f"  {'card choices p50 / p95 (ms)':44s} {A['card_time_ms'][0]:>11.2f} / {A['card_time_ms'][1]:<10.2f} {B['card_time_ms'][0]:>11.2f} / {B['card_time_ms'][1]:<10.2f}",
+        f"  wall time {elapsed:.0f} s with {args.jobs} worker process(es); load average at the end {os.getloadavg()[0]:.2f}",
     ]
     return "\n".join(lines)
 
@@ -211,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--a", default="heuristic", help="the bot under test")
-    ap.add_argument("--b", default="random", help="the baseline")
+    ap.add_argument("--b", default="heuristic_v1", help="the baseline")
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--first", type=int, default=0, help="index of the first deal")
     ap.add_argument("--seed", type=int, default=1)
@@ -242,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         "opts": dict(_parse_opt(o) for o in args.opt),
         "played_only": args.played_only,
     }
+    for level in (args.a, args.b):  # fail early (and extract frozen code once) on a bad level
+        _make(level, 0, args.budget_ms, args.objective)
     t0 = time.perf_counter()
     results: list[dict[str, Any]] = []
     skipped = 0
@@ -283,7 +374,6 @@ def main(argv: list[str] | None = None) -> int:
                 fh.write(json.dumps(slim) + "\n")
     s = summarise(results, args.a, args.b)
     s["skipped_annulled"] = skipped
-    s["deal_indices"] = [r["deal"] for r in results]
     print(report(s, args, elapsed))
     if args.json:
         print(json.dumps(s))

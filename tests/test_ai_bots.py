@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from server.ai import LEVELS, make_bot
+from server.ai import AI_LEVELS, INLINE_LEVELS, LEVELS, make_bot
 from server.ai.heuristic import play_pos
 from server.ai.knowledge import read_view
 from server.ai.policy import choose_card
@@ -57,7 +57,7 @@ def _drive(st, bots, rng, random_share: float, seen: set[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("level", "n_deals"), [("random", 1500), ("heuristic", 1000), ("strong", 60)]
+    ("level", "n_deals"), [("random", 1500), ("easy", 300), ("heuristic", 1000), ("strong", 60)]
 )
 def test_bot_always_legal_on_random_deals(level: str, n_deals: int) -> None:
     assert level in LEVELS
@@ -137,6 +137,9 @@ def test_heuristic_policy_card_is_legal_without_fallback() -> None:
 def test_make_bot_levels() -> None:
     for level in LEVELS:
         assert make_bot(level, 1).name == level
+    assert [name for name, _ in AI_LEVELS] == ["easy", "normal", "strong"]
+    assert all(desc and len(desc) < 100 for _, desc in AI_LEVELS)
+    assert set(LEVELS) - {"strong"} == INLINE_LEVELS
     with pytest.raises(ValueError):
         make_bot("nope")
 

@@ -1,9 +1,12 @@
-"""The strong bot respects its deadline; the runner never blocks the event loop and always
-answers with a legal action in time (falling back to the heuristic move)."""
+"""The strong bot stops at its deadline; the runner never blocks the event loop, always answers
+with a legal action (falling back to the heuristic move when no worker answers in time), and
+logs and counts a failing search instead of hiding it. No assertion here depends on how fast
+the machine is (speed is measured by bench/ai_duel.py and bench/ai_loop_lag.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 
@@ -15,9 +18,6 @@ from server.ai.strong import StrongBot
 from server.rules import OVER, PLAY, apply, legal_actions
 from server.rules.deal import new_deal
 from server.rules.views import view
-
-# Timing slack for a loaded 2-core machine (other processes may run during the tests).
-SLACK_S = 0.12
 
 
 def _positions(n: int, seed: int, min_plays: int = 2, min_tricks: int = 0):
@@ -43,22 +43,48 @@ def _positions(n: int, seed: int, min_plays: int = 2, min_tricks: int = 0):
     return out[:n]
 
 
-def test_strong_decision_respects_its_deadline() -> None:
+class FakeClock:
+    """A clock that moves ``step`` seconds at every reading: the search's deadline checks are
+    counted, not timed."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.now += self.step
+        return self.now
+
+
+def test_strong_decision_stops_at_its_deadline() -> None:
+    """With a clock that moves 1 ms per reading, a 20 ms budget ends the search by the clock
+    (not by the sample cap) and the last reading is at most a rollout past the deadline."""
     for budget_ms in (20.0, 60.0):
-        bot = StrongBot(1, budget_ms=budget_ms, confidence=None, max_samples=10_000)
-        worst = 0.0
-        for st, legal in _positions(12, 77, min_plays=6):
-            t = time.perf_counter()
-            act = bot.choose(view(st, legal.seat), legal)
-            dt = time.perf_counter() - t
-            apply(st, act)
-            worst = max(worst, dt)
+        clock = FakeClock(0.001)
+        bot = StrongBot(1, budget_ms=budget_ms, confidence=None, max_samples=10_000, clock=clock)
+        for st, legal in _positions(6, 77, min_plays=6):
+            start = clock.now
+            apply(st, bot.choose(view(st, legal.seat), legal))
             assert bot.last_stats["stop"] == "deadline"
-        assert worst < budget_ms / 1000 + SLACK_S, worst
+            assert 0 < bot.last_stats["samples"] < budget_ms
+            # every clock reading but the few around the deadline is followed by work
+            assert clock.now - start <= budget_ms / 1000 + 0.005
+
+
+def test_strong_is_deterministic_given_seed_and_samples() -> None:
+    """Without a deadline (a clock that never moves), a seeded search is reproducible."""
+    positions = _positions(4, 31, min_plays=4)
+    cards = []
+    for _ in range(2):
+        bot = StrongBot(9, confidence=None, max_samples=24, clock=lambda: 0.0)
+        cards.append([bot.choose(view(st, lg.seat), lg) for st, lg in positions])
+    assert cards[0] == cards[1]
 
 
 def test_strong_stops_early_when_the_best_card_is_clear() -> None:
-    bot = StrongBot(2, budget_ms=300, max_samples=200)
+    bot = StrongBot(2, max_samples=200, clock=lambda: 0.0)
     stops = set()
     for st, legal in _positions(12, 5):
         apply(st, bot.choose(view(st, legal.seat), legal))
@@ -67,95 +93,134 @@ def test_strong_stops_early_when_the_best_card_is_clear() -> None:
 
 
 def test_strong_searches_the_last_tricks_exactly() -> None:
-    bot = StrongBot(2, budget_ms=100, exact_tricks=3)
+    bot = StrongBot(2, exact_tricks=3, max_samples=20, clock=lambda: 0.0)
+    searched = 0
     for st, legal in _positions(8, 6, min_tricks=15):
         apply(st, bot.choose(view(st, legal.seat), legal))
         if bot.last_stats.get("samples"):
             assert bot.last_stats["exact"] is True
+            searched += 1
+    assert searched
+
+
+def test_strong_objectives_choose_differently() -> None:
+    """Issue 16: the objective reaches the choice. ``score`` (the game points, with the jump at
+    the contract's target and the bonuses) and ``margin`` (card points above the target) pick
+    different cards on some of these decisions; were ``Pos.value`` to ignore the objective,
+    they would agree on all of them."""
+    positions = _positions(40, 1234, min_plays=3, min_tricks=9)
+    differ = 0
+    for st, legal in positions:
+        chosen = []
+        for objective in ("score", "margin"):
+            bot = StrongBot(
+                5, objective=objective, confidence=None, max_samples=24, clock=lambda: 0.0
+            )
+            chosen.append(bot.choose(view(st, legal.seat), legal))
+        differ += chosen[0] != chosen[1]
+    assert differ >= 1
 
 
 async def test_runner_decides_legal_actions_for_every_level() -> None:
     runner = Runner(workers=1, strong_budget_ms=20)
     try:
-        for level in ("random", "heuristic", "strong"):
+        for level in ("random", "easy", "normal", "heuristic", "strong"):
             rng = random.Random(1)
             st = new_deal(rng, dealer=0)
             while st.phase != OVER:
                 legal = legal_actions(st)
                 assert legal is not None
-                act = await runner.decide(level, view(st, legal.seat), legal, 2.0)
+                act = await runner.decide(level, view(st, legal.seat), legal, 5.0)
                 st = apply(st, act)
-        assert runner.fallbacks == 0
+        assert runner.fallback_counts == {"timeout": 0, "error": 0, "crash": 0}
     finally:
         runner.shutdown()
 
 
-async def test_runner_answers_in_time_when_the_pool_is_saturated() -> None:
+async def test_runner_answers_with_legal_moves_when_the_pool_is_saturated() -> None:
     """Twenty strong decisions at once on one worker with a 150 ms deadline each: every one
-    answers in time with a legal action (queued decisions think less, or not at all)."""
+    answers with a legal action; those that could not be served in time are the heuristic's,
+    counted as timeouts, never as errors."""
     runner = Runner(workers=1, strong_budget_ms=100)
     runner.warm_up()
     try:
         positions = _positions(20, 11)
 
         async def one(st, legal):
-            t = time.perf_counter()
-            act = await runner.decide("strong", view(st, legal.seat), legal, 0.15)
-            apply(st, act)
-            return time.perf_counter() - t
+            apply(st, await runner.decide("strong", view(st, legal.seat), legal, 0.15))
 
-        times = await asyncio.gather(*(one(st, lg) for st, lg in positions))
-        assert max(times) < 0.15 + SLACK_S
+        await asyncio.wait_for(asyncio.gather(*(one(st, lg) for st, lg in positions)), 60)
+        assert runner.fallback_counts["error"] == runner.fallback_counts["crash"] == 0
+        assert runner.pending == 0
     finally:
         runner.shutdown()
 
 
 async def test_runner_falls_back_to_the_heuristic_when_no_worker_answers() -> None:
-    """A decision stuck behind a long search gets the heuristic move at its deadline."""
+    """A decision stuck behind a long job gets the heuristic move at its deadline, before the
+    worker is free again."""
     runner = Runner(workers=1, strong_budget_ms=400)
     runner.warm_up()
     try:
         ((st2, lg2),) = _positions(1, 13, min_plays=6)
-        # Occupy the only worker for certain (a real search may stop early on a clear best card).
-        busy = runner.pool.submit(time.sleep, 1.0)
-        t = time.perf_counter()
+        # Occupy the only worker until told to stop (a search may stop early on a clear card).
+        busy = runner.pool.submit(time.sleep, 30.0)
         act = await runner.decide("strong", view(st2, lg2.seat), lg2, 0.05)
-        assert time.perf_counter() - t < 0.05 + SLACK_S
+        assert not busy.done()  # answered without waiting for the worker
         apply(st2, act)
-        assert runner.fallbacks == 1
-        busy.result()
+        assert runner.fallback_counts == {"timeout": 1, "error": 0, "crash": 0}
+    finally:
+        for p in list(runner.pool._processes.values()):  # end the sleeping worker
+            p.kill()
+        runner.shutdown()
+
+
+async def test_a_failing_search_is_logged_and_counted(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 16: an exception in the strong bot is not swallowed. The seat still gets a legal
+    (heuristic) move, the failure is counted as an error and logged with seat and deal."""
+    runner = Runner(workers=1, strong_budget_ms=20)
+    try:
+        ((st, lg),) = _positions(1, 17, min_plays=4)
+        bad = view(st, lg.seat)
+        # A view no real deal produces (hand sizes that do not add up): the sampler refuses it,
+        # the heuristic fallback does not need it.
+        bad["hand_sizes"] = [h + 1 for h in bad["hand_sizes"]]
+        with caplog.at_level(logging.ERROR, logger="atout.ai"):
+            act = await runner.decide("strong", bad, lg, 5.0, deal=7)
+        apply(st, act)
+        assert runner.fallback_counts == {"timeout": 0, "error": 1, "crash": 0}
+        (rec,) = [r for r in caplog.records if r.name == "atout.ai"]
+        assert f"seat {lg.seat}" in rec.getMessage() and "deal 7" in rec.getMessage()
+        assert rec.exc_info is not None
     finally:
         runner.shutdown()
 
 
 async def test_event_loop_stays_free_during_strong_decisions() -> None:
-    runner = Runner(workers=2, strong_budget_ms=150)
+    """While strong searches run, a probe task keeps running: it ticks many times during the
+    decisions. A search on the loop would let it tick only between decisions."""
+    runner = Runner(workers=2, strong_budget_ms=150, bot_options={"confidence": None})
     runner.warm_up()
-    lags: list[float] = []
+    ticks = 0
     stop = False
 
     async def probe() -> None:
+        nonlocal ticks
         while not stop:
-            t = time.perf_counter()
-            await asyncio.sleep(0.005)
-            lags.append(time.perf_counter() - t - 0.005)
+            await asyncio.sleep(0.002)
+            ticks += 1
 
     try:
         task = asyncio.create_task(probe())
         positions = _positions(6, 23, min_plays=5)
-        await asyncio.gather(
-            *(runner.decide("strong", view(st, lg.seat), lg, 2.0) for st, lg in positions)
+        acts = await asyncio.gather(
+            *(runner.decide("strong", view(st, lg.seat), lg, 5.0) for st, lg in positions)
         )
         stop = True
         await task
+        for (st, _), act in zip(positions, acts, strict=True):
+            apply(st, act)
     finally:
         runner.shutdown()
-    assert len(lags) > 20
-    assert max(lags) < 0.05  # a search on the loop would stall it for 150 ms
-
-
-@pytest.mark.parametrize("objective", ["score", "margin"])
-def test_strong_objectives(objective: str) -> None:
-    bot = StrongBot(4, budget_ms=30, objective=objective)
-    for st, legal in _positions(5, 99):
-        apply(st, bot.choose(view(st, legal.seat), legal))
+    assert runner.fallback_counts == {"timeout": 0, "error": 0, "crash": 0}
+    assert ticks > 3 * len(positions)

@@ -77,12 +77,6 @@ def hand_points(hand: int) -> tuple[int, int]:
     return pts, dist
 
 
-def contract_points(hand: int) -> list[float]:
-    """The point count as seen for each contract 1..4 (index 0 = prise)."""
-    base, dist = hand_points(hand)
-    return [base + w * dist for w in DIST_WEIGHTS]
-
-
 def choose_bid(
     hand: int,
     best: int,

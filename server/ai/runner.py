@@ -1,23 +1,28 @@
 """Running bot decisions without stalling the event loop.
 
-The table server calls :func:`decide` (or :meth:`Runner.decide`) for any AI seat:
+The table server calls :meth:`Runner.decide` for any AI seat:
 
-    action = await decide("strong", view, legal, deadline_s=2.0)
+    action = await runner.decide("strong", view, legal, deadline_s=2.0, deal=3)
 
-Cheap bots (``random``, ``heuristic``: well under a millisecond) run inline. ``strong``
+Cheap bots (``easy``, ``normal``, ``heuristic``, ``random``: well under a millisecond) run
+inline. ``strong``
 decisions run in a pool of worker processes, never on the event loop (by default one process
 per core but one, which stays with the loop). Bids, discard, chelem and poignée decisions are
 the heuristic's, made inline. Each card decision has a deadline: the worker is told the
 wall-clock time by which it must answer and thinks until then at most, so a decision that
 waited in the queue thinks less; under load (more decisions in flight than workers) every
 decision also thinks proportionally less, so waiting stays about one budget long. If no answer
-arrives in time (pool saturated, worker crashed), the heuristic move is played instead; the
-result is always a legal action.
+arrives in time (pool saturated, worker crashed) or the search fails, the heuristic move is
+played instead; the result is always a legal action. Every such fallback is counted by reason
+(:attr:`Runner.fallback_counts`: ``timeout``, ``error``, ``crash``; the server's ``/metrics``
+shows them) and an error of the search is logged with its traceback, seat and deal: it is a
+bug, and the tests fail on it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import time
@@ -27,27 +32,35 @@ from typing import Any
 
 from server.rules import Action, Legal
 
-from . import make_bot
+from . import INLINE_LEVELS, make_bot
 from .heuristic import pre_play_action
 from .strong import DEFAULT_BUDGET_MS
 
-INLINE_LEVELS = ("random", "heuristic")
+log = logging.getLogger("atout.ai")
+
 # Time kept for the answer to travel back from the worker, and the least thinking time worth
 # sending a decision to a worker for.
 RETURN_MARGIN_S = 0.015
 MIN_THINK_S = 0.005
+FALLBACK_REASONS = ("timeout", "error", "crash")
 
-_worker_bots: dict[str, Any] = {}
+_worker_bots: dict[tuple[str, tuple[tuple[str, Any], ...]], Any] = {}
 
 
 def _worker_decide(
-    level: str, view: dict[str, Any], legal: Legal, wall_deadline: float, budget_ms: float
+    level: str,
+    view: dict[str, Any],
+    legal: Legal,
+    wall_deadline: float,
+    budget_ms: float,
+    options: tuple[tuple[str, Any], ...] = (),
 ) -> tuple[Action, dict[str, Any]]:
     """Runs in a worker process: think for ``budget_ms`` at most, and answer by
     ``wall_deadline`` (a ``time.time()`` value). Returns the action and search statistics."""
-    bot: Any = _worker_bots.get(level)
+    key = (level, options)
+    bot: Any = _worker_bots.get(key)
     if bot is None:
-        bot = _worker_bots[level] = make_bot(level, os.getpid())
+        bot = _worker_bots[key] = make_bot(level, os.getpid(), **dict(options))
     remaining_ms = (wall_deadline - time.time() - RETURN_MARGIN_S) * 1000.0
     if level == "strong":
         act = bot.choose(view, legal, budget_ms=max(0.0, min(budget_ms, remaining_ms)))
@@ -68,6 +81,7 @@ class Runner:
         workers: int | None = None,
         strong_budget_ms: float | None = None,
         share_load: bool = True,
+        bot_options: dict[str, Any] | None = None,
     ) -> None:
         # One core stays with the event loop (views, rules, I/O): on 2 cores, 1 worker gave a
         # lower loop lag and more decisions per second than 2 (bench/ai_loop_lag.py).
@@ -76,12 +90,21 @@ class Runner:
         # Under load (more decisions in flight than workers) each decision thinks less, so
         # that waiting stays about one budget long instead of growing with the queue.
         self.share_load = share_load
+        # Extra StrongBot parameters for the workers (benchmarks, tests).
+        self.bot_options = tuple(sorted((bot_options or {}).items()))
         self.pending = 0
         self._pool: ProcessPoolExecutor | None = None
         self._inline = {level: make_bot(level, 0) for level in INLINE_LEVELS}
-        self.fallbacks = 0
+        # Heuristic moves played instead of a worker's answer, by reason: "timeout" (no answer
+        # by the deadline: pool saturated), "error" (the search raised: a bug), "crash" (a
+        # worker process died).
+        self.fallback_counts: dict[str, int] = dict.fromkeys(FALLBACK_REASONS, 0)
         self.decisions = 0
         self.last_stats: dict[str, Any] = {}
+
+    @property
+    def fallbacks(self) -> int:
+        return sum(self.fallback_counts.values())
 
     @property
     def pool(self) -> ProcessPoolExecutor:
@@ -108,9 +131,11 @@ class Runner:
         deadline_s: float = 2.0,
         *,
         budget_ms: float | None = None,
+        deal: object = None,
     ) -> Action:
         """The action of an AI of ``level`` for the seat whose ``view`` and ``legal`` are
-        given, within ``deadline_s`` seconds."""
+        given, within ``deadline_s`` seconds. ``deal`` names the deal in the log should the
+        search fail (the table id comes from the logging context)."""
         self.decisions += 1
         if level in INLINE_LEVELS:
             return self._inline[level].choose(view, legal)
@@ -125,17 +150,33 @@ class Runner:
         if self.share_load and self.pending > self.workers:
             think_ms *= self.workers / self.pending
         fut: Future[tuple[Action, dict[str, Any]]] = self.pool.submit(
-            _worker_decide, level, view, legal, start + deadline_s, think_ms
+            _worker_decide, level, view, legal, start + deadline_s, think_ms, self.bot_options
         )
         try:
             act, stats = await asyncio.wait_for(asyncio.wrap_future(fut), timeout=deadline_s)
+        except TimeoutError:
+            # Deadline passed (pool saturated): play the heuristic move.
+            self.fallback_counts["timeout"] += 1
+            return self.fallback(view, legal)
         except BrokenProcessPool:
             self._pool = None  # a worker died: start a fresh pool for the next decisions
-            self.fallbacks += 1
+            self.fallback_counts["crash"] += 1
+            log.error(
+                "AI %s: worker process died deciding for seat %s (deal %s); heuristic move played",
+                level,
+                legal.seat,
+                deal,
+            )
             return self.fallback(view, legal)
         except Exception:
-            # Deadline passed (pool saturated) or the worker failed: play the heuristic move.
-            self.fallbacks += 1
+            self.fallback_counts["error"] += 1
+            log.exception(
+                "AI %s failed deciding for seat %s (deal %s, trick %d); heuristic move played",
+                level,
+                legal.seat,
+                deal,
+                len(view.get("tricks") or ()) + 1,
+            )
             return self.fallback(view, legal)
         finally:
             self.pending -= 1
@@ -147,36 +188,3 @@ class Runner:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
-
-
-_default: Runner | None = None
-
-
-def default_runner() -> Runner:
-    global _default
-    if _default is None:
-        _default = Runner()
-    return _default
-
-
-def configure(workers: int | None = None, strong_budget_ms: float | None = None) -> Runner:
-    """Replace the default runner (call before the first decision, e.g. at server start)."""
-    global _default
-    if _default is not None:
-        _default.shutdown()
-    _default = Runner(workers, strong_budget_ms)
-    return _default
-
-
-async def decide(
-    bot_level: str, view: dict[str, Any], legal: Legal, deadline_s: float = 2.0
-) -> Action:
-    """The AI action for a seat, never blocking the event loop (see module doc)."""
-    return await default_runner().decide(bot_level, view, legal, deadline_s)
-
-
-def shutdown() -> None:
-    global _default
-    if _default is not None:
-        _default.shutdown()
-        _default = None

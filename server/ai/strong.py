@@ -113,6 +113,7 @@ class StrongBot:
         confidence: float | None = 2.5,
         min_samples: int = 16,
         bid_inference: float | None = 0.1,
+        clock: Any = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
         self.budget_ms = budget_ms
@@ -122,6 +123,7 @@ class StrongBot:
         self.confidence = confidence
         self.min_samples = min_samples
         self.bid_inference = bid_inference
+        self.clock = clock  # seconds; tests give a fake clock
         self.last_stats: dict[str, Any] = {}
 
     def choose(self, view: dict[str, Any], legal: Legal, budget_ms: float | None = None) -> Action:
@@ -131,14 +133,14 @@ class StrongBot:
         if len(legal.plays) == 1:
             return Play(legal.seat, legal.plays[0])
         budget = self.budget_ms if budget_ms is None else budget_ms
-        card = self.choose_card(view, time.perf_counter() + budget / 1000.0)
+        card = self.choose_card(view, self.clock() + budget / 1000.0)
         code = CODES[card]
         if code not in legal.plays:  # defensive: never return an illegal card
             code = legal.plays[0]
         return Play(legal.seat, code)
 
     def choose_card(self, view: dict[str, Any], deadline: float) -> int:
-        """The card to play, deciding before ``deadline`` (a ``time.perf_counter()`` value)."""
+        """The card to play, deciding before ``deadline`` (a :attr:`clock` value)."""
         k = read_view(view)
         scores, counts, fallback = self.evaluate(k, deadline)
         if not scores:
@@ -150,7 +152,7 @@ class StrongBot:
 
     def evaluate(self, k: Knowledge, deadline: float) -> tuple[dict[int, int], dict[int, int], int]:
         """Sum of team values and sample counts per candidate card, and the heuristic's card."""
-        t0 = time.perf_counter()
+        t0 = self.clock()
         me = k.seat
         fallback = choose_card(play_pos(k), me)
         base = template_pos(k)
@@ -174,7 +176,7 @@ class StrongBot:
         rejected = 0
         stop_reason = "samples"
         while n < self.max_samples:
-            if time.perf_counter() >= deadline:
+            if self.clock() >= deadline:
                 stop_reason = "deadline"
                 break
             hands, hidden = sampler.sample(rng)
@@ -203,7 +205,7 @@ class StrongBot:
                     rollout(q)
                     v = q.value(objective)
                 vals.append(sign * v)
-                if n > 0 and time.perf_counter() >= deadline:
+                if n > 0 and self.clock() >= deadline:
                     break
             if len(vals) < len(cands):
                 stop_reason = "deadline"
@@ -225,7 +227,7 @@ class StrongBot:
         self.last_stats = {
             "samples": n,
             "candidates": len(cands),
-            "ms": (time.perf_counter() - t0) * 1000,
+            "ms": (self.clock() - t0) * 1000,
             "exact": exact,
             "stop": stop_reason,
             "rejected": rejected,

@@ -93,6 +93,7 @@ class Server:
         self.lobby = Lobby(cfg, store, self.metrics, self.decider)
         self.metrics.tables_by_state = self.lobby.by_state
         self.metrics.store_pending = lambda: int(getattr(store, "pending", 0) or 0)
+        self.metrics.ai_fallbacks = self.decider.fallback_counts
         self.port = cfg.port
         self._ws: WSServer | None = None
         # A worker of several sharing the database (server/cluster/worker.py), or None.

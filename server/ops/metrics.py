@@ -35,6 +35,8 @@ class Metrics:
         # set by the app: () -> {state: count}, () -> pending store writes
         self.tables_by_state: Callable[[], dict[str, int]] = dict
         self.store_pending: Callable[[], int] = lambda: 0
+        # set by the app: () -> {reason: count} of heuristic moves played for a strong AI
+        self.ai_fallbacks: Callable[[], dict[str, int]] = dict
 
     def render(self) -> str:
         lines: list[str] = []
@@ -80,6 +82,9 @@ class Metrics:
                [("", self.store_pending())])  # fmt: skip
         metric("atout_store_failures_total", "counter", "Store writes that failed for good.",
                [("", self.store_failures)])  # fmt: skip
+        metric("atout_ai_fallbacks_total", "counter",
+               "Heuristic moves played instead of the strong AI's, by reason (timeout, error, crash).",
+               [(f'{{reason="{r}"}}', n) for r, n in sorted(self.ai_fallbacks().items())])  # fmt: skip
         return "\n".join(lines) + "\n"
 
     def gc_callback(self, phase: str, info: dict[str, int]) -> None:

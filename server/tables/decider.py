@@ -22,14 +22,23 @@ class Decider:
         self.deadline = deadline
         self._runner = runner
 
-    async def decide(self, level: str, bot: Any, seat_view: dict[str, Any], legal: Legal) -> Action:
+    async def decide(
+        self, level: str, bot: Any, seat_view: dict[str, Any], legal: Legal, deal: object = None
+    ) -> Action:
         if bot is not None:
             return bot.choose(seat_view, legal)  # type: ignore[no-any-return]
         if self._runner is None:
             from server.ai.runner import Runner
 
             self._runner = Runner()
-        return await self._runner.decide(level, seat_view, legal, self.deadline)  # type: ignore[no-any-return]
+        return await self._runner.decide(level, seat_view, legal, self.deadline, deal=deal)  # type: ignore[no-any-return]
+
+    def fallback_counts(self) -> dict[str, int]:
+        """Heuristic moves played instead of a search's answer, by reason (for /metrics)."""
+        from server.ai.runner import FALLBACK_REASONS
+
+        counts = getattr(self._runner, "fallback_counts", None) or {}
+        return {r: counts.get(r, 0) for r in FALLBACK_REASONS}
 
     async def shutdown(self) -> None:
         if self._runner is not None:

@@ -9,16 +9,13 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from server.ai import make_bot
+from server.ai import INLINE_LEVELS, make_bot
 from server.rules import (
     legal_actions,
 )
 from server.rules.randplay import random_from_legal
 from server.rules.views import prompt, view
 from server.tables.broadcast import Broadcasting
-
-# Levels whose bots answer in microseconds run inline; others go through the executor.
-INLINE_LEVELS = frozenset({"random", "heuristic"})
 
 log = logging.getLogger("atout.table")
 
@@ -84,7 +81,9 @@ class Driving(Broadcasting):
         try:
             if seat.bot is None and seat.ai in INLINE_LEVELS:
                 seat.bot = make_bot(seat.ai, self.rng.getrandbits(64))
-            action = await self.lobby.decider.decide(seat.ai, seat.bot, view(st, seat_no), legal)
+            action = await self.lobby.decider.decide(
+                seat.ai, seat.bot, view(st, seat_no), legal, deal=self.deal_no
+            )
         except asyncio.CancelledError:
             raise
         except Exception:
