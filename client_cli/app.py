@@ -24,7 +24,7 @@ from . import bot
 from . import cards as C
 from .decisions import Decision, DiscardDecision, PlayDecision, decision_for
 from .i18n import Tr
-from .model import TableModel
+from .model import ACTION_EVENTS, TableModel
 from .net import Link, LinkError
 from .render import (
     CardStyle,
@@ -165,6 +165,10 @@ class Game:
         self.waiting_shown = -1
         self.start_id: Any = None
         self.finished = False  # the table finished or closed (as opposed to the player quitting)
+        self.own_sent = 0  # our accepted actions whose events have not arrived yet
+        self.unconfirmed: dict[str, Any] | None = None  # an action sent as the connection fell
+        self.away = False  # the connection dropped: the AI may act for us until we are back
+        self.away_actions: list[dict[str, Any]] = []
 
     @property
     def spectator(self) -> bool:
@@ -213,17 +217,67 @@ class Game:
         if t in ("ok", "joined", "watching", "pong", "error"):
             return  # answers to requests we no longer wait for (e.g. sent before a reconnect)
         before = [m.seat_info(s) for s in range(4)]  # to tell a join from a reconnection
+        had_decision = self.decision is not None
         events = m.apply(msg)
         if t == "snapshot":
             self.decision = None
             self.pending = None
         for ev in events:
             self._narrate(ev, before)
+            mine = m.seat is not None and ev.get("seat") == m.seat
+            if mine and ev.get("type") in ACTION_EVENTS:
+                self._own_action(ev, had_decision)
+            elif mine and ev.get("type") == "seat" and ev.get("connected"):
+                self._back()
+        if t == "your_turn":
+            self._back()
         if self.decision is not None and not m.my_turn():
-            self.decision = None  # the moment passed: the AI acted for us on a turn timer
-            if self.pending is None and any(e.get("seat") == m.seat for e in events):
-                self.ui.note(self.tr("ev.timeout"))
+            self.decision = None  # the moment passed (the deal moved on without us)
         self._after_message()
+
+    def _own_action(self, ev: dict[str, Any], had_decision: bool) -> None:
+        """An action of our seat: ours (a request the server accepted) or the AI's for us."""
+        if self.own_sent:
+            self.own_sent -= 1
+            return
+        u = self.unconfirmed
+        if u is not None and all(ev.get(k) == v for k, v in u.items() if k != "table"):
+            self.unconfirmed = None  # sent just before the connection dropped: it was taken
+            return
+        if self.away:
+            self.away_actions.append(ev)
+        elif had_decision and self.model.timer is not None:
+            self.ui.note(self.tr("ev.timeout"))
+        else:
+            self.ui.note(self.tr("ev.ai_for_you", action=self._action_text(ev)))
+
+    def _action_text(self, ev: dict[str, Any]) -> str:
+        t = ev.get("type")
+        if t == "bid":
+            return self.tr.contract(ev.get("contract"))
+        if t == "play":
+            return self.cs.label(str(ev.get("card")))
+        if t == "discard":
+            return self.tr("act.discard")
+        if t == "chelem":
+            return self.tr("act.chelem_yes" if ev.get("announce") else "act.chelem_no")
+        return self.tr("act.poignee")
+
+    def _back(self) -> None:
+        """We are at the table again (our seat shows connected, or the server prompts us):
+        say what the AI did for us meanwhile."""
+        if not self.away:
+            return
+        self.away = False
+        acts, self.away_actions = self.away_actions, []
+        if acts:
+            self.ui.note(
+                self.tr(
+                    "ev.away_actions",
+                    n=len(acts),
+                    actions=", ".join(self._action_text(e) for e in acts),
+                )
+            )
 
     def _after_message(self) -> None:
         m = self.model
@@ -237,6 +291,8 @@ class Game:
         _rid, body = self.pending  # type: ignore[misc]
         self.pending = None
         if msg.get("type") != "error":
+            if body.get("type") in ACTION_EVENTS:
+                self.own_sent += 1  # its event follows the `ok`
             self.decision = None
             self.model.legal = None  # used up: the next prompt comes with the next your_turn
             return
@@ -271,7 +327,11 @@ class Game:
     def _on_net(self, kind: str, info: Any) -> None:
         if kind == "lost":
             self.ui.note(self.tr("net.lost", s=info["delay"], n=info["attempt"]))
+            if self.pending is not None and self.pending[1].get("type") in ACTION_EVENTS:
+                self.unconfirmed = self.pending[1]  # it may have been taken before the cut
             self.pending = None
+            if not self.spectator:
+                self.away = True
             self.decision = None  # the server prompts again once the seat is resumed
         elif kind == "resumed":
             self.ui.note(self.tr("net.resumed"))

@@ -8,6 +8,7 @@ and is remembered in :attr:`Tr.missing` (tests assert it stays empty).
 from __future__ import annotations
 
 import os
+import string
 from typing import Any
 
 from . import cards as C
@@ -273,6 +274,17 @@ EN: dict[str, str] = {
     "rev.hands": "Hands as dealt",
     "rev.chien": "Chien",
     "rev.none": "No finished deal to review yet.",
+    "ev.ai_for_you": "The AI played for you: {action}.",
+    "ev.away_actions": "While you were away, the AI made {n} {n:p:move|moves} for you: {actions}.",
+    "act.discard": "the discard",
+    "act.chelem_yes": "a chelem announced",
+    "act.chelem_no": "no chelem",
+    "act.poignee": "a poignée shown",
+    "join.back": "You are back at seat {seat} of table {table}.",
+    "join.other_seat": "Your seat {old} could not be taken back ({why}); you now sit at seat {seat} of table {table}.",
+    "join.why_expired": "the time to come back had run out",
+    "join.why_taken": "another player sits there now",
+    "err.which_seat": "At table {table} you hold seats {seats} under the name {name}: say which one with --seat.",
 }
 
 FR: dict[str, str] = {
@@ -523,6 +535,17 @@ FR: dict[str, str] = {
     "rev.hands": "Mains distribuées",
     "rev.chien": "Chien",
     "rev.none": "Aucune donne terminée à revoir pour l'instant.",
+    "ev.ai_for_you": "L'IA a joué pour vous : {action}.",
+    "ev.away_actions": "Pendant votre absence, l'IA a joué {n} {n:p:coup|coups} pour vous : {actions}.",
+    "act.discard": "l'écart",
+    "act.chelem_yes": "un chelem annoncé",
+    "act.chelem_no": "pas de chelem",
+    "act.poignee": "une poignée montrée",
+    "join.back": "Vous retrouvez votre place {seat} à la table {table}.",
+    "join.other_seat": "Impossible de reprendre votre place {old} ({why}) ; vous êtes maintenant à la place {seat} de la table {table}.",
+    "join.why_expired": "le délai pour revenir est écoulé",
+    "join.why_taken": "un autre joueur l'occupe",
+    "err.which_seat": "À la table {table}, vous tenez les places {seats} sous le nom {name} : choisissez-en une avec --seat.",
 }
 
 CS: dict[str, str] = {
@@ -773,6 +796,17 @@ CS: dict[str, str] = {
     "rev.hands": "Rozdané karty",
     "rev.chien": "Talon",
     "rev.none": "Zatím není žádné dohrané rozdání.",
+    "ev.ai_for_you": "Počítač za vás zahrál: {action}.",
+    "ev.away_actions": "Během vaší nepřítomnosti za vás počítač udělal {n} {n:p:tah|tahy|tahů}: {actions}.",
+    "act.discard": "odhoz",
+    "act.chelem_yes": "hlášený slam (chelem)",
+    "act.chelem_no": "bez slamu",
+    "act.poignee": "ukázanou hrst",
+    "join.back": "Jste zpět na místě {seat} u stolu {table}.",
+    "join.other_seat": "Vaše místo {old} už vzít zpět nelze ({why}); teď sedíte na místě {seat} u stolu {table}.",
+    "join.why_expired": "čas na návrat vypršel",
+    "join.why_taken": "sedí tam teď jiný hráč",
+    "err.which_seat": "U stolu {table} máte pod jménem {name} místa {seats}: vyberte jedno pomocí --seat.",
 }
 
 MESSAGES: dict[str, dict[str, str]] = {"en": EN, "fr": FR, "cs": CS}
@@ -794,6 +828,48 @@ def detect_language(environ: dict[str, str] | None = None) -> str:
     return "en"
 
 
+def plural_form(lang: str, n: float, forms: list[str]) -> str:
+    """The word form for the number ``n``: English and French two forms (French singular
+    below 2: "1,5 point"), Czech three (1 bod, 2 body, 5 bodů) and a fourth for fractions
+    ("2,5 bodu") when given."""
+    whole = float(n) == int(n)
+    if lang == "cs":
+        if not whole:
+            return forms[3] if len(forms) > 3 else forms[-1]
+        k = abs(int(n))
+        if k == 1:
+            return forms[0]
+        return forms[1] if 2 <= k <= 4 else forms[2]
+    if lang == "fr":
+        return forms[0] if abs(float(n)) < 2 else forms[1]
+    return forms[0] if float(n) == 1 else forms[1]
+
+
+def format_number(lang: str, x: float) -> str:
+    """A number as it is written in ``lang``: halves with a decimal comma in French and Czech,
+    a real minus sign."""
+    x = float(x)
+    text = str(int(x)) if x == int(x) else f"{x:.1f}"
+    if lang in ("fr", "cs"):
+        text = text.replace(".", ",")
+    return text.replace("-", "−")
+
+
+class _Formatter(string.Formatter):
+    """``{n:p:card|cards}`` picks the plural form for ``n``; ``{n:num}`` writes a number the
+    language's way; anything else is ``str.format``'s own."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec.startswith("p:"):
+            return plural_form(self.lang, float(value), format_spec[2:].split("|"))
+        if format_spec == "num":
+            return format_number(self.lang, float(value))
+        return super().format_field(value, format_spec)
+
+
 class Tr:
     """Translator for one language."""
 
@@ -803,6 +879,7 @@ class Tr:
         self.missing: set[str] = set()
         # Tests (and translators) set ATOUT_I18N_STRICT=1 to fail loudly on a missing key.
         self.strict = bool(os.environ.get("ATOUT_I18N_STRICT"))
+        self.formatter = _Formatter(self.lang)
 
     def __call__(self, key: str, **kw: Any) -> str:
         template = self.table.get(key)
@@ -811,7 +888,10 @@ class Tr:
             if self.strict:
                 raise KeyError(f"no {self.lang} translation for {key!r}")
             template = EN.get(key, key)
-        return template.format(**kw) if kw else template
+        return self.formatter.format(template, **kw) if kw else template
+
+    def num(self, x: float) -> str:
+        return format_number(self.lang, x)
 
     # ------------------------------------------------------------------ cards and contracts
 

@@ -11,6 +11,7 @@ import asyncio
 import getpass
 import os
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -94,12 +95,13 @@ def build_parser(tr: Tr) -> argparse.ArgumentParser:
     return p
 
 
-def command_line(verb: str, table: str, url: str) -> str:
+def command_line(verb: str, table: str, url: str, name: str | None = None) -> str:
     """The command that joins or watches ``table``, safe to copy and paste (table ids may
     start with ``-``, which argparse would take for an option without the ``--``)."""
     server = "" if url == DEFAULT_SERVER else f" --server {url}"
+    who = f" --name {shlex.quote(name)}" if name else ""
     table_arg = f"-- {table}" if table.startswith("-") else table
-    return f"atout {verb}{server} {table_arg}"
+    return f"atout {verb}{server}{who} {table_arg}"
 
 
 def _table_request(args: argparse.Namespace, *, public: bool, name: str = "") -> dict[str, Any]:
@@ -117,6 +119,49 @@ def _table_request(args: argparse.Namespace, *, public: bool, name: str = "") ->
         if value is not None:
             body[field] = value
     return body
+
+
+async def _take_seat(
+    args: argparse.Namespace, link: Link, url: str, table: str, name: str, ui: UI, tr: Tr
+) -> tuple[dict[str, Any] | None, str]:
+    """Sit at ``table``: take back the seat kept for this player (by its token) if there is
+    one, else the seat asked for, else any. Returns (the ``joined`` answer, what to tell the
+    player about the seat), or (None, "") after explaining why not."""
+    asked = getattr(args, "seat", None)
+    saved = seats.lookup(url, table, name=name, seat=asked) if args.command == "join" else []
+    if not saved and args.command == "join" and args.name is None:
+        saved = seats.lookup(url, table, seat=asked)  # no --name: any seat kept for the table
+    if len(saved) > 1:
+        names = sorted({str(e.get("name")) for e in saved})
+        ui.error(
+            tr(
+                "err.which_seat",
+                table=table,
+                name=", ".join(names),
+                seats=", ".join(str(e["seat"]) for e in saved),
+            )
+        )
+        return None, ""
+    old: int | None = None
+    if saved:  # our seat from before a Ctrl-C or a crash
+        old = int(saved[0]["seat"])
+        try:
+            joined = await link.call({"type": "resume", "token": saved[0]["token"]})
+            return joined, tr("join.back", seat=joined["seat"], table=table)
+        except ServerError:
+            seats.forget(url, table, old)  # the grace period is over: the token is void
+    want = asked if asked is not None else old
+    why = "join.why_expired"
+    try:
+        joined = await link.call({"type": "join", "table": table, "seat": want})
+    except ServerError as e:
+        if e.code != "seat_taken" or asked is not None:
+            raise
+        why = "join.why_taken"
+        joined = await link.call({"type": "join", "table": table, "seat": None})
+    if old is not None and joined["seat"] != old:
+        return joined, tr("join.other_seat", old=old, why=tr(why), seat=joined["seat"], table=table)
+    return joined, ""
 
 
 async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
@@ -161,21 +206,9 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
                     table = created["table"]["table"]
                 else:
                     table = args.table
-                joined = None
-                saved = seats.lookup(url, table) if args.command == "join" else None
-                if saved is not None and (
-                    saved.get("name") != name or args.seat not in (None, saved.get("seat"))
-                ):
-                    saved = None  # another player of this account, or another seat asked for
-                if saved is not None:  # our seat from before a Ctrl-C or a crash
-                    try:
-                        joined = await link.call({"type": "resume", "token": saved["token"]})
-                    except ServerError:
-                        seats.forget(url, table)
+                joined, notice = await _take_seat(args, link, url, table, name, ui, tr)
                 if joined is None:
-                    joined = await link.call(
-                        {"type": "join", "table": table, "seat": getattr(args, "seat", None)}
-                    )
+                    return 1
                 link.token = joined["token"]
                 seats.remember(url, table, joined["token"], joined["seat"], name)
                 model.table = table
@@ -192,6 +225,8 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
                     if args.json:
                         join = command_line("join", table, url)
                         ui.raw({"type": "client_table", "table": table, "join": join})
+                elif notice:
+                    ui.say(notice, "bold")
                 else:
                     ui.say(tr("join.done", seat=joined["seat"], table=table), "bold")
         except ServerError as e:
@@ -213,8 +248,8 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
         except asyncio.CancelledError:
             _bye(ui, tr, model, link)
             raise
-        if game.finished and model.table:
-            seats.forget(url, model.table)
+        if game.finished and model.table and model.seat is not None:
+            seats.forget(url, model.table, model.seat)
         elif status == 0:
             _bye(ui, tr, model, link)
         return status
@@ -232,22 +267,59 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
 def _bye(ui: UI, tr: Tr, model: TableModel, link: Link) -> None:
     ui.say("")  # the cursor may stand after a prompt
     if model.seat is not None and model.state == "playing" and link.token and link.grace > 0:
-        command = command_line("join", model.table, link.url)
+        name = None if link.name == default_name() else link.name
+        command = command_line("join", model.table, link.url, name)
         ui.note(tr("bye.seat", grace=link.grace, command=command))
     else:
         ui.note(tr("bye"))
 
 
+def _value_options(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option string, of the parser or of its sub-commands, that takes a value."""
+    out: set[str] = set()
+    stack = [parser]
+    while stack:
+        p = stack.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                stack.extend(action.choices.values())
+            elif action.option_strings and action.nargs != 0:
+                out.update(action.option_strings)
+    return out
+
+
+def normalize_argv(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:
+    """The command word first, then every option: options may be typed before the command
+    (``atout --server URL tables``) and still count. No command word means ``play``."""
+    takes_value = _value_options(parser)
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            break
+        if a.startswith("-"):
+            if "=" not in a and a in takes_value:
+                i += 1  # its value, which may look like a command word (`--name play`)
+            i += 1
+            continue
+        if a in COMMANDS:
+            return [a, *args[:i], *args[i + 1 :]]
+        break  # a stray word: argparse names it in its error
+    if any(a in ("-h", "--help") for a in args[:i] if a != "--"):
+        return args  # `atout --help`: the overview of every command
+    return ["play", *args]
+
+
+def parse_args(argv: Sequence[str], tr: Tr) -> argparse.Namespace:
+    parser = build_parser(tr)
+    return parser.parse_args(normalize_argv(argv, parser))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     tr = Tr(_pre_lang(argv))
-    parser = build_parser(tr)
-    # No command means `play`; options given before it still apply.
-    if not any(a in COMMANDS for a in argv) and not any(a in ("-h", "--help") for a in argv):
-        argv = ["play", *argv]
-    args = parser.parse_args(argv)
-    if args.command is None:
-        args = parser.parse_args(["play", *argv])
+    args = parse_args(argv, tr)
     if args.lang:
         tr = Tr(args.lang)
     ui = UI(tr, json_mode=args.json)

@@ -14,6 +14,23 @@ from typing import Any
 from . import cards as C
 
 CONTRACTS = ("pass", "prise", "garde", "garde_sans", "garde_contre")
+# Events that move a deal on (anything else: seats, table state, scores, hidden).
+DEAL_EVENTS = frozenset(
+    {
+        "deal_start",
+        "bid",
+        "contract",
+        "chien",
+        "discard",
+        "chelem",
+        "poignee",
+        "play",
+        "trick",
+        "deal_over",
+    }
+)
+# The events of a seat's own decisions (each carries that `seat`).
+ACTION_EVENTS = frozenset({"bid", "discard", "chelem", "poignee", "play"})
 
 
 @dataclass
@@ -143,12 +160,14 @@ class TableModel:
         return []
 
     def my_turn(self) -> bool:
+        """Whether the server's last word is that our seat must act now: a ``your_turn`` (or a
+        snapshot's ``legal``) that no deal event has made stale since, while the stream's
+        ``turn`` names our seat. Seat and table events do not change whose turn it is."""
         return (
             self.legal is not None
             and self.seat is not None
             and self.deal is not None
             and self.deal.turn == self.seat
-            and self.legal_v >= self.v
         )
 
     def _snapshot(self, msg: dict[str, Any]) -> None:
@@ -176,8 +195,12 @@ class TableModel:
     def _event(self, ev: dict[str, Any], turn: int | None) -> None:
         t = ev.get("type")
         d = self.deal
-        if t != "hidden":
-            self.legal = None  # anything that happens makes an older prompt stale
+        if t in DEAL_EVENTS:
+            self.legal = None  # the deal moved on: an older prompt is stale
+        elif d is not None and t in ("seat", "table_state"):
+            # Someone sat, left or dropped: whose turn it is does not change, and the server
+            # sends no new prompt, so the one we hold stays valid. `turn` still says who acts.
+            d.turn = turn
         if t == "seat":
             self._set_seat(ev)
             return

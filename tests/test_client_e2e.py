@@ -47,7 +47,7 @@ def free_port() -> int:
 
 
 class ServerProc:
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, *extra: str) -> None:
         self.port = free_port()
         self.db = tmp / "atout.db"
         self.log = open(tmp / "server.log", "wb")  # noqa: SIM115 (closed in stop)
@@ -65,6 +65,7 @@ class ServerProc:
                 "0",
                 "--absent-wait",
                 "30",
+                *extra,
             ],
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -546,7 +547,8 @@ def test_ctrl_c_leaves_cleanly_and_join_takes_the_seat_back(
     tid = table_id(child.before)
     child.sendcontrol("c")
     child.expect(
-        r"Bye! An AI plays your seat; within \d+ s\s+`atout join --server \S+ (?:-- )?([^`\s]+)`\s+gives"
+        r"Bye! An AI plays your seat; within \d+ s\s+`atout join --server \S+\s+--name\s+Ann\s+"
+        r"(?:--\s+)?([^`\s]+)`\s+gives"
     )
     assert child.match.group(1) == tid
     child.expect(pexpect.EOF)
@@ -554,7 +556,7 @@ def test_ctrl_c_leaves_cleanly_and_join_takes_the_seat_back(
     assert child.exitstatus == 130 or child.signalstatus is None
     assert "Traceback" not in child.before
     back = spawn(["join", f"--server={server.url}", "--name=Ann", "--", tid], tmp_path)
-    back.expect(rf"You sit at seat {seat} of table {tid}")
+    back.expect(rf"You are back at seat {seat} of table {tid}")
     expect_prompt(back)  # the game goes on where we left it
     back.sendcontrol("c")
     back.expect(pexpect.EOF)
@@ -590,3 +592,167 @@ def test_turn_timer_lets_the_ai_decide_and_the_game_goes_on(
     child.expect(pexpect.EOF)
     child.close()
     assert "Traceback" not in child.before
+
+
+# ---------------------------------------------------------------------- issue 10, items 1-4
+
+
+def answer(child: pexpect.spawn, kind: str) -> None:
+    """A legal answer to the prompt ``kind`` just matched (the lowest numbered option)."""
+    screen = child.before
+    if kind == "bid":
+        child.sendline("1")
+    elif kind == "discard":
+        _, marked = parse_hand(screen)
+        need = int(re.search(r"Choose (\d) cards", screen).group(1))
+        child.sendline(" ".join(str(n) for n in sorted(marked)[:need]))
+    elif kind in ("chelem", "poignee"):
+        child.sendline("n" if kind == "chelem" else "")
+    elif kind == "card":
+        _, marked = parse_hand(screen)
+        child.sendline(str(min(marked)))
+    else:
+        child.sendline("")
+
+
+def test_another_player_leaving_and_rejoining_keeps_our_turn(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    """Item 1: seat events while we are at a prompt (a player drops, comes back) leave the
+    prompt valid; the server sends no new one, and the client must not lose track of whose
+    turn it is (it used to answer every card with `Not your turn: waiting for You.`)."""
+    alice = spawn(
+        ["create", "--server", server.url, "--name", "Alice", "--deals", "2"],
+        tmp_path,
+        "en",
+        "alice",
+    )
+    alice.expect(r"Friends join it with:\s+atout join --server \S+ (?:-- )?(\S+)\r\n")
+    tid = alice.match.group(1)
+    bob = spawn(["join", "--server", server.url, "--name", "Bob", "--auto", "--", tid], tmp_path,
+                home="bob")  # fmt: skip
+    bob.expect(r"You sit at seat (\d)")
+    alice.expect(r"Bob sits at seat")
+    alice.sendline("start")
+    kind = expect_prompt(alice)  # our first decision; Bob is idle meanwhile
+    bob.sendcontrol("c")
+    bob.expect(pexpect.EOF)
+    bob.close()
+    alice.expect(r"Bob lost the connection")
+    bob = spawn(["join", "--server", server.url, "--name", "Bob", "--auto", "--", tid], tmp_path,
+                home="bob")  # fmt: skip
+    bob.expect(r"You (?:are back|sit) at seat")
+    alice.expect(r"Bob is back\.")
+    answer(alice, kind)
+    i = alice.expect([r"Not your turn", r"You (?:bid|pass|discarded|play|show)", r"No chelem"])
+    assert i != 0, alice.before[-2000:]
+    assert "Time is up" not in alice.before
+    for child in (alice, bob):
+        child.sendcontrol("c")
+        child.expect(pexpect.EOF)
+        child.close()
+
+
+def test_rejoining_during_our_turn_says_no_false_timeout(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    """Item 3: a rejoin during our own turn (no turn timer, nothing played for us) must not
+    say `Time is up: the AI decided for you.`"""
+    child = spawn(["play", "--server", server.url, "--name", "Ann", "--deals", "2"], tmp_path)
+    expect_prompt(child)
+    tid = table_id(child.before)
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    child.close()
+    back = spawn(["join", f"--server={server.url}", "--name=Ann", "--", tid], tmp_path)
+    back.expect(r"You (?:are back|sit) at seat")
+    kind = expect_prompt(back)
+    assert "Time is up" not in back.before
+    answer(back, kind)
+    i = back.expect([r"Time is up", r"You (?:bid|pass|discarded|play|show)", r"No chelem"])
+    assert i != 0
+    back.sendcontrol("c")
+    back.expect(pexpect.EOF)
+    back.close()
+    assert "Time is up" not in back.before
+
+
+def test_options_before_the_command_word_count(server: ServerProc, tmp_path: Path) -> None:
+    """Item 2: `atout --server URL tables` asks that server, not the default one."""
+    env = {**os.environ, "COLUMNS": "120", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"}
+    dead = f"ws://127.0.0.1:{free_port()}"
+    out = subprocess.run(
+        [str(BIN / "atout"), "--server", dead, "--lang", "en", "tables"],
+        capture_output=True, text=True, timeout=30, env=env,
+    )  # fmt: skip
+    assert out.returncode == 1
+    assert f"Cannot reach the server at {dead}" in out.stdout + out.stderr
+    out = subprocess.run(
+        [str(BIN / "atout"), "--server", server.url, "--name", "Alice", "--json", "create",
+         "--table-name", "Named", "--deals", "1"],
+        capture_output=True, text=True, timeout=30, env=env, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    snap = next(json.loads(line) for line in out.stdout.splitlines() if '"snapshot"' in line)
+    seats = snap["info"]["seats"]
+    assert any(s["name"] == "Alice" for s in seats), seats
+
+
+def test_two_seats_from_one_login_keep_their_own_tokens(server: ServerProc, tmp_path: Path) -> None:
+    """Item 4: two terminals of one login (one state directory) at one table, under two
+    names: each `atout join` takes back its own seat; a seat that cannot be taken back is
+    said so."""
+    ann = spawn(["create", "--server", server.url, "--name", "Ann", "--deals", "2"], tmp_path)
+    ann.expect(r"Friends join it with:\s+atout join --server \S+ (?:-- )?(\S+)\r\n")
+    tid = ann.match.group(1)
+    ann.expect(r"Type `start`")
+    bea = spawn(["join", "--server", server.url, "--name", "Bea", "--", tid], tmp_path)
+    bea.expect(r"You sit at seat (\d)")
+    bea_seat = int(bea.match.group(1))
+    state = json.loads((tmp_path / "state" / "seats.json").read_text())
+    assert len(state) == 2, state  # one token per seat
+    ann_seat = next(v["seat"] for v in state.values() if v["name"] == "Ann")
+    for child in (ann, bea):
+        child.sendcontrol("c")
+        child.expect(pexpect.EOF)
+        child.close()
+    ann = spawn(["join", "--server", server.url, "--name", "Ann", "--", tid], tmp_path)
+    ann.expect(rf"You are back at seat {ann_seat} of table")
+    bea = spawn(["join", "--server", server.url, "--name", "Bea", "--", tid], tmp_path)
+    bea.expect(rf"You are back at seat {bea_seat} of table")
+    for child in (ann, bea):
+        child.sendcontrol("c")
+        child.expect(pexpect.EOF)
+        child.close()
+
+
+def test_a_seat_that_cannot_be_taken_back_is_said_so(tmp_path: Path) -> None:
+    """Item 4: when `atout join` cannot give back the seat the player had (the grace period
+    ran out and someone else sat there), it says so and names the seat it gave instead."""
+    server = ServerProc(tmp_path, "--grace", "1")
+    try:
+        ann = spawn(["create", "--server", server.url, "--name", "Ann", "--deals", "1"], tmp_path)
+        ann.expect(r"Friends join it with:\s+atout join --server \S+ (?:-- )?(\S+)\r\n")
+        tid = ann.match.group(1)
+        bea = spawn(["join", "--server", server.url, "--name", "Bea", "--", tid], tmp_path,
+                    home="bea")  # fmt: skip
+        bea.expect(r"You sit at seat (\d)")
+        seat = bea.match.group(1)
+        bea.sendcontrol("c")
+        bea.expect(pexpect.EOF)
+        bea.close()
+        ann.expect(rf"Seat {seat} is free\.", timeout=10)  # the grace period is over
+        cy = spawn(["join", "--server", server.url, "--name", "Cy", "--seat", seat, "--", tid],
+                   tmp_path, home="cy")  # fmt: skip
+        cy.expect(rf"You sit at seat {seat}")
+        bea = spawn(["join", "--server", server.url, "--name", "Bea", "--", tid], tmp_path,
+                    home="bea")  # fmt: skip
+        bea.expect(
+            rf"Your seat {seat} could not be taken back \(another player sits there now\); "
+            r"you now sit at seat \d"
+        )
+        for child in (ann, bea, cy):
+            child.sendcontrol("c")
+            child.expect(pexpect.EOF)
+            child.close()
+    finally:
+        server.stop()

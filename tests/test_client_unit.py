@@ -579,22 +579,79 @@ def test_server_urls_are_normalized() -> None:
             normalize_url(bad)
 
 
-def test_seat_tokens_are_kept_per_server_and_table(
+def test_seat_tokens_are_kept_per_server_table_and_seat(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from client_cli import seats
 
     monkeypatch.setenv("ATOUT_STATE_DIR", str(tmp_path / "st"))
-    assert seats.lookup("ws://a", "T") is None
+    assert seats.lookup("ws://a", "T") == []
     seats.remember("ws://a", "T", "tok", 2, "Ann")
+    seats.remember("ws://a", "T", "tok3", 3, "Bea")  # a second terminal of the same login
     seats.remember("ws://b", "T", "other", 1, "Ann")
-    assert seats.lookup("ws://a", "T")["token"] == "tok"
-    assert seats.lookup("ws://a/", "T")["seat"] == 2
+    assert [e["token"] for e in seats.lookup("ws://a", "T", name="Ann")] == ["tok"]
+    assert [e["token"] for e in seats.lookup("ws://a", "T", name="Bea")] == ["tok3"]
+    assert [e["seat"] for e in seats.lookup("ws://a/", "T")] == [2, 3]
+    assert seats.lookup("ws://a", "T", seat=3)[0]["name"] == "Bea"
     assert (tmp_path / "st" / "seats.json").stat().st_mode & 0o777 == 0o600
+    seats.update("ws://a", "T", 2, v=40, deal_no=2)
+    assert seats.lookup("ws://a", "T", name="Ann")[0]["v"] == 40
+    seats.forget("ws://a", "T", 2)
+    assert seats.lookup("ws://a", "T", name="Ann") == []
+    assert seats.lookup("ws://a", "T", name="Bea") and seats.lookup("ws://b", "T")
     seats.forget("ws://a", "T")
-    assert seats.lookup("ws://a", "T") is None and seats.lookup("ws://b", "T") is not None
+    assert seats.lookup("ws://a", "T") == []
     (tmp_path / "st" / "seats.json").write_text("not json")
-    assert seats.lookup("ws://b", "T") is None  # a damaged file only costs the convenience
+    assert seats.lookup("ws://b", "T") == []  # a damaged file only costs the convenience
+
+
+@pytest.mark.parametrize(
+    ("argv", "command", "expect"),
+    [
+        (["--server", "ws://h:1", "tables"], "tables", {"server": "ws://h:1"}),
+        (["--name", "Alice", "create"], "create", {"name": "Alice"}),
+        (["create", "--name", "Alice", "--deals", "2"], "create", {"name": "Alice", "deals": 2}),
+        (["--name", "play", "--deals", "2"], "play", {"name": "play", "deals": 2}),
+        ([], "play", {}),
+        (
+            ["--server=ws://x:2", "join", "--", "-abc"],
+            "join",
+            {"server": "ws://x:2", "table": "-abc"},
+        ),
+        (
+            ["--lang", "fr", "--auto", "watch", "T"],
+            "watch",
+            {"lang": "fr", "auto": True, "table": "T"},
+        ),
+    ],
+)
+def test_options_count_before_and_after_the_command_word(
+    argv: list[str], command: str, expect: dict[str, Any]
+) -> None:
+    """Issue 10 item 2: `atout --server URL tables` used to list the default server's tables."""
+    from client_cli.main import parse_args
+
+    args = parse_args(argv, Tr("en"))
+    assert args.command == command
+    for k, v in expect.items():
+        assert getattr(args, k) == v, (argv, k)
+
+
+def test_model_keeps_our_turn_across_seat_events() -> None:
+    """Issue 10 item 1: a seat event (a player drops or comes back) while we hold a prompt
+    leaves the prompt valid; the server sends no new one."""
+    msgs, _ = deal_stream(4, 0)
+    m = TableModel(table="T1", seat=0)
+    for msg in msgs:
+        m.apply(msg)
+        if msg["type"] == "your_turn":
+            break
+    assert m.my_turn()
+    for connected in (False, True):
+        m.apply({"type": "event", "table": "T1", "v": m.v + 1, "turn": 0, "event": {
+            "type": "seat", "seat": 2, "kind": "human", "name": "Bob",
+            "connected": connected, "ai": "random" if not connected else None}})  # fmt: skip
+        assert m.my_turn() and m.deal.turn == 0
 
 
 def test_your_turn_hand_resyncs_the_model() -> None:
