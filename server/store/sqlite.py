@@ -16,6 +16,8 @@ Schema (applied by ``sqlite_utils.Migrations``, set ``atout``; see ``MIGRATIONS`
   ``record`` holds the partial record).
 - ``scores(table_id, seat, player, score, deals, updated_at)``: cumulative per table, seat and
   player (``''`` for an AI seat), so a seat taken over by someone else keeps both totals apart.
+- the players' tables (accounts, keys, ratings, ``deal_players``, ``pars``): see
+  ``server/store/players.py``.
 - ``actions(table_id, deal_no, idx, action JSON, created_at)``: the append-only log of the deal
   in progress, enough with ``deals.dealt`` to rebuild it by replay after a crash; a deal's log is
   dropped in the transaction that stores its finished record (the record holds every action).
@@ -41,6 +43,8 @@ from typing import Any, TypeVar
 
 import msgspec
 from sqlite_utils import Database, Migrations
+
+from server.store.players import PLAYERS_SCHEMA, PlayerStore, backfill_deal_players
 
 log = logging.getLogger("atout.store")
 
@@ -243,10 +247,20 @@ def _m0002_action_log(db: Database) -> None:
     )
 
 
+@_migration("0003_players")
+def _m0003_players(db: Database) -> None:
+    # Issue 12: accounts, their keys (SHA-256 only), ratings, who sat in each seat of every
+    # finished deal (with the per-seat figures of its review: par, rating after it), and the
+    # par replay of each deal. SQL in server/store/players.py (the mixin of Store).
+    for statement in PLAYERS_SCHEMA:
+        db.execute(statement)
+    backfill_deal_players(db.conn)
+
+
 # --- the store ------------------------------------------------------------------------------
 
 
-class Store:
+class Store(PlayerStore):
     """Synchronous store on one SQLite connection; use it from one thread only.
 
     ``create=False`` refuses to create a missing file (admin commands). ``readonly=True`` opens
@@ -440,12 +454,17 @@ class Store:
         players: Sequence[str | None],
         scores: Sequence[float],
         finished_at: str | None = None,
+        *,
+        seats: Sequence[dict[str, Any]] | None = None,
     ) -> None:
         """Store a finished deal and add its scores to the cumulative ones, in one transaction.
 
         ``record`` is the full ``atout-deal/1`` record with its result; ``players`` the four
         seats' names (None for an AI); ``scores`` this deal's score per seat, which must be the
-        record's ``result.scores``. Idempotent on (table_id, deal_no): writing the same deal
+        record's ``result.scores``. ``seats``: who sat in each seat (``account`` id, ``guest``
+        name or ``ai`` level, ``partial``: the seat changed hands during the deal), for the
+        players' histories (``deal_players``); without it the names are taken as guests'.
+        A played deal is left for its review (par and ratings, ``server.players``). Idempotent on (table_id, deal_no): writing the same deal
         again changes nothing, so a retried write never counts twice; a different record under
         the same number raises StoreConflict.
         """
@@ -514,6 +533,7 @@ class Store:
                 " last_seen = max(last_seen, excluded.last_seen)",
                 [(n, at, at) for n in dict.fromkeys(p for p in players if p)],
             )
+            self._record_seats(c, table_id, deal_no, status, players, seats, deal_scores, at)
 
         self._tx(tx)
 
@@ -981,16 +1001,20 @@ class AsyncStore:
         players: Sequence[str | None],
         scores: Sequence[float],
         finished_at: str | None = None,
+        *,
+        seats: Sequence[dict[str, Any]] | None = None,
     ) -> None:
         # The finish time is taken now, not when a retried write finally lands.
         await self._call(
-            self._store.record_deal,
+            _record_deal_with,
+            self._store,
             table_id,
             deal_no,
             record,
             list(players),
             list(scores),
             finished_at or now(),
+            seats,
         )
 
     async def start_deal(
@@ -1082,6 +1106,22 @@ def _start_deal_at(
 
 
 _start_deal_at.__name__ = "start_deal"
+
+
+def _record_deal_with(
+    store: Store,
+    table_id: str,
+    deal_no: int,
+    record: dict[str, Any],
+    players: Sequence[str | None],
+    scores: Sequence[float],
+    finished_at: str,
+    seats: Sequence[dict[str, Any]] | None,
+) -> None:
+    store.record_deal(table_id, deal_no, record, players, scores, finished_at, seats=seats)
+
+
+_record_deal_with.__name__ = "record_deal"
 
 
 def _payload(args: tuple) -> str:
