@@ -36,6 +36,8 @@ class Config:
     seed: int | None = None  # tests and docs only: reproducible deals (never in production)
     # Several worker processes on one database (server/cluster/worker.py); worker_id None: alone.
     worker_id: int | None = None
+    worker_slot: int | None = None  # place on this host (set by --workers); the id is allocated
+    host_name: str | None = None  # this host's name in the registry (default: the machine's)
     public_url: str | None = None  # URL template clients reach a worker at ({worker}, {port})
     heartbeat: float = 2.0  # seconds between a worker's registry heartbeats
 

@@ -36,7 +36,7 @@ async def running_server(db: Path | str | None = None, **overrides: Any) -> Asyn
     """A server on 127.0.0.1 with a free port; AI and pauses at 0 unless overridden.
 
     ``db``: a SQLite path for the real AsyncStore (None: no store)."""
-    from server.store.sqlite import AsyncStore
+    from server.store.aio import AsyncStore
 
     settings: dict[str, Any] = {"port": 0, "think_delay": 0.0, "deal_pause": 0.0}
     settings.update(overrides)

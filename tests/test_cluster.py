@@ -66,7 +66,12 @@ class Running:
         """worker -> (url, pid) as registered now."""
         conn = sqlite3.connect(self.db, timeout=5)
         try:
-            return {w: (u, p) for w, u, p in conn.execute("SELECT worker, url, pid FROM workers")}
+            return {
+                w: (u, p)
+                for w, u, p in conn.execute(
+                    "SELECT worker, url, pid FROM workers WHERE NOT stopped"
+                )
+            }
         except sqlite3.OperationalError:  # not created yet
             return {}
         finally:

@@ -16,7 +16,8 @@ from helpers_server import Client, choose, create_table, is_event, table_finishe
 
 from server.config import Config
 from server.net.app import Server
-from server.store.sqlite import AsyncStore, Store
+from server.store.aio import AsyncStore
+from server.store.sqlite import Store
 
 
 class Lock:

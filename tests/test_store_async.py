@@ -13,8 +13,8 @@ import pytest
 
 from server.rules.randplay import random_deal
 from server.rules.records import record_of
+from server.store.aio import AsyncStore
 from server.store.sqlite import (
-    AsyncStore,
     Store,
     StoreClosed,
     StoreConflict,

@@ -30,13 +30,30 @@ def add_cluster_options(p: argparse.ArgumentParser) -> None:
         type=_count,
         default=None,
         metavar="N",
-        help="run as worker N of a cluster (set by --workers; or run each worker yourself)",
+        help="run as worker N of a cluster (set by --workers on SQLite; or run each worker "
+        "yourself)",
+    )
+    p.add_argument(
+        "--worker-slot",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="run as a worker of a cluster in place N of this host, its id allocated by the "
+        "registry (set by --workers on PostgreSQL)",
+    )
+    p.add_argument(
+        "--host-name",
+        default=env("ATOUT_HOST_NAME") or None,
+        metavar="NAME",
+        help="this host's name in the cluster registry (ATOUT_HOST_NAME; default: the "
+        "machine's host name); workers of one host must agree on it",
     )
     p.add_argument(
         "--public-url",
         default=env("ATOUT_PUBLIC_URL") or None,
         metavar="TEMPLATE",
-        help="URL clients reach a worker at, with {worker}, {port}, {host}, e.g. "
+        help="URL clients reach a worker at, with {worker}, {slot}, {port}, {host}, "
+        "{hostname}, e.g. "
         "wss://tarot.example.org/w/{worker} (ATOUT_PUBLIC_URL; default ws://HOST:PORT/)",
     )
     p.add_argument(
@@ -49,4 +66,8 @@ def add_cluster_options(p: argparse.ArgumentParser) -> None:
 
 
 def wants_supervisor(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "workers", 0)) and getattr(args, "worker_id", None) is None
+    return (
+        bool(getattr(args, "workers", 0))
+        and getattr(args, "worker_id", None) is None
+        and getattr(args, "worker_slot", None) is None
+    )

@@ -32,18 +32,19 @@ import os
 import re
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
 from protocol.errors import ErrorCode
+from server.store.base import Fence, Registry, StoreError, WorkerIdTaken, WorkerRow, pid_alive
 from server.tables.seats import Connection, token_hash
+
+__all__ = ["Cluster", "ClusterError", "WorkerRow", "pid_alive", "public_url", "worker_of"]
 
 if TYPE_CHECKING:
     from server.config import Config
@@ -59,33 +60,6 @@ _decode = msgspec.json.decode
 _PREFIX = re.compile(r"^w(\d{1,6})-")
 _STATE_ORDER = {"waiting": 0, "playing": 1, "finished": 2}
 SUPERVISOR_ENV = "ATOUT_SUPERVISOR_PID"  # set for the workers a supervisor starts
-CLOSED_ROWS_KEPT = 86400.0  # seconds a closed table's ownership row answers no_such_table
-
-_SCHEMA = """
-BEGIN IMMEDIATE;
-CREATE TABLE IF NOT EXISTS workers (
-    worker INTEGER PRIMARY KEY,
-    url TEXT NOT NULL,
-    pid INTEGER NOT NULL,
-    host TEXT NOT NULL,
-    started_at REAL NOT NULL,
-    heartbeat_at REAL NOT NULL,
-    listing TEXT NOT NULL DEFAULT '[]',
-    listing_rev INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS table_owner (
-    table_id TEXT PRIMARY KEY,
-    worker INTEGER NOT NULL,
-    created_at REAL NOT NULL,
-    closed_at REAL
-);
-CREATE TABLE IF NOT EXISTS token_owner (
-    token_hash TEXT PRIMARY KEY,
-    table_id TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS token_owner_table ON token_owner (table_id);
-COMMIT;
-"""
 
 
 class ClusterError(Exception):
@@ -105,210 +79,26 @@ def worker_of(table_id: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def public_url(template: str | None, worker: int, host: str, port: int) -> str:
-    """The URL clients reach a worker at: ``template`` with ``{worker}``, ``{port}`` and
-    ``{host}`` filled in, or ``ws://HOST:PORT/`` (a wildcard bind address names this host)."""
+def public_url(
+    template: str | None, worker: int, host: str, port: int, *, slot: int | None = None
+) -> str:
+    """The URL clients reach a worker at: ``template`` with ``{worker}`` (its id), ``{slot}``
+    (its place on its host: port offset), ``{port}``, ``{host}`` (the bind address) and
+    ``{hostname}`` (this machine's name) filled in, or ``ws://HOST:PORT/`` (a wildcard bind
+    address names this host)."""
     if template:
-        return template.format(worker=worker, port=port, host=host)
+        return template.format(
+            worker=worker,
+            slot=worker if slot is None else slot,
+            port=port,
+            host=host,
+            hostname=socket.gethostname(),
+        )
     if host in ("", "0.0.0.0", "::"):
         host = socket.getfqdn()
     if ":" in host:
         host = f"[{host}]"
     return f"ws://{host}:{port}/"
-
-
-# --- liveness -------------------------------------------------------------------------------
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` runs on this host (a zombie awaiting its parent does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-        return stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3] != b"Z"
-    except (OSError, ValueError):
-        return True  # no /proc: trust kill()
-
-
-@dataclass
-class WorkerRow:
-    worker: int
-    url: str
-    pid: int
-    host: str
-    started_at: float
-    heartbeat_at: float
-    listing_rev: int
-
-    def live(self, now: float, stale_after: float, host: str) -> bool:
-        if now - self.heartbeat_at > stale_after:
-            return False
-        return self.host != host or pid_alive(self.pid)
-
-
-_WORKER_COLS = "w.worker, w.url, w.pid, w.host, w.started_at, w.heartbeat_at, w.listing_rev"
-
-
-def _row(values: tuple[Any, ...]) -> WorkerRow | None:
-    return None if values[0] is None else WorkerRow(*values)
-
-
-# --- the registry: synchronous SQL, one connection, one thread -------------------------------
-
-
-class Registry:
-    """The cluster's tables in the shared SQLite file (use from one thread)."""
-
-    def __init__(self, path: str, busy_timeout: float = 5.0) -> None:
-        self.conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
-        try:
-            self.conn.executescript(_SCHEMA)
-        except BaseException:
-            self.conn.close()
-            raise
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def _tx(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        c = self.conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
-            result = fn(c)
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
-        c.execute("COMMIT")
-        return result
-
-    # -- workers --
-
-    def register(
-        self, worker: int, url: str, pid: int, host: str, now: float, stale_after: float
-    ) -> None:
-        def tx(c: sqlite3.Connection) -> None:
-            held = self._worker(worker)
-            if (
-                held is not None
-                and (held.pid, held.host) != (pid, host)
-                and held.live(now, stale_after, host)
-            ):
-                raise ClusterError(
-                    f"worker {worker} is already registered by live process {held.pid} on "
-                    f"{held.host} ({held.url})"
-                )
-            rev = (held.listing_rev if held is not None else 0) + 1
-            c.execute(
-                "INSERT OR REPLACE INTO workers (worker, url, pid, host, started_at,"
-                " heartbeat_at, listing, listing_rev) VALUES (?, ?, ?, ?, ?, ?, '[]', ?)",
-                (worker, url, pid, host, now, now, rev),
-            )
-            c.execute(
-                "DELETE FROM table_owner WHERE closed_at IS NOT NULL AND closed_at < ?",
-                (now - CLOSED_ROWS_KEPT,),
-            )
-
-        self._tx(tx)
-
-    def deregister(self, worker: int, pid: int) -> None:
-        self.conn.execute("DELETE FROM workers WHERE worker = ? AND pid = ?", (worker, pid))
-
-    def _worker(self, worker: int) -> WorkerRow | None:
-        r = self.conn.execute(
-            f"SELECT {_WORKER_COLS} FROM workers w WHERE w.worker = ?", (worker,)
-        ).fetchone()
-        return None if r is None else WorkerRow(*r)
-
-    def workers(self) -> list[WorkerRow]:
-        rows = self.conn.execute(f"SELECT {_WORKER_COLS} FROM workers w ORDER BY w.worker")
-        return [WorkerRow(*r) for r in rows]
-
-    def beat(
-        self,
-        worker: int,
-        pid: int,
-        now: float,
-        listing: bytes | None,
-        known: dict[int, tuple[int, int]],
-    ) -> tuple[bool, list[WorkerRow], dict[int, list[dict[str, Any]]]]:
-        """Heartbeat (and publish ``listing`` when given); then every registration, and the
-        listings of the other workers whose (pid, revision) differs from ``known``."""
-        c = self.conn
-        if listing is None:
-            cur = c.execute(
-                "UPDATE workers SET heartbeat_at = ? WHERE worker = ? AND pid = ?",
-                (now, worker, pid),
-            )
-        else:
-            cur = c.execute(
-                "UPDATE workers SET heartbeat_at = ?, listing = ?, listing_rev = listing_rev + 1"
-                " WHERE worker = ? AND pid = ?",
-                (now, listing.decode(), worker, pid),
-            )
-        ours = cur.rowcount == 1
-        rows = self.workers()
-        listings: dict[int, list[dict[str, Any]]] = {}
-        for r in rows:
-            if r.worker != worker and known.get(r.worker) != (r.pid, r.listing_rev):
-                (text,) = c.execute(
-                    "SELECT listing FROM workers WHERE worker = ?", (r.worker,)
-                ).fetchone()
-                try:
-                    listings[r.worker] = _decode(text)
-                except msgspec.DecodeError:
-                    listings[r.worker] = []
-        return ours, rows, listings
-
-    # -- tables and tokens --
-
-    def claim_tables(self, worker: int, table_ids: list[str], now: float) -> None:
-        self.conn.executemany(
-            "INSERT INTO table_owner (table_id, worker, created_at) VALUES (?, ?, ?)"
-            " ON CONFLICT (table_id) DO UPDATE SET worker = excluded.worker, closed_at = NULL",
-            [(tid, worker, now) for tid in table_ids],
-        )
-
-    def close_table(self, table_id: str, now: float) -> None:
-        def tx(c: sqlite3.Connection) -> None:
-            c.execute("UPDATE table_owner SET closed_at = ? WHERE table_id = ?", (now, table_id))
-            c.execute("DELETE FROM token_owner WHERE table_id = ?", (table_id,))
-
-        self._tx(tx)
-
-    def index_tokens(self, pairs: list[tuple[str, str]]) -> None:
-        """(token hash, table id) pairs."""
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO token_owner (token_hash, table_id) VALUES (?, ?)", pairs
-        )
-
-    def drop_token(self, hashed: str) -> None:
-        self.conn.execute("DELETE FROM token_owner WHERE token_hash = ?", (hashed,))
-
-    def table_owner(self, table_id: str) -> tuple[int | None, bool, WorkerRow | None]:
-        """(owner, closed, its registration) of a table; (None, False, None) if unknown."""
-        r = self.conn.execute(
-            f"SELECT o.worker, o.closed_at IS NOT NULL, {_WORKER_COLS} FROM table_owner o"
-            " LEFT JOIN workers w ON w.worker = o.worker WHERE o.table_id = ?",
-            (table_id,),
-        ).fetchone()
-        if r is None:
-            return None, False, None
-        return r[0], bool(r[1]), _row(r[2:])
-
-    def token_table(self, hashed: str) -> str | None:
-        r = self.conn.execute(
-            "SELECT table_id FROM token_owner WHERE token_hash = ?", (hashed,)
-        ).fetchone()
-        return None if r is None else str(r[0])
-
-    def worker(self, worker: int) -> WorkerRow | None:
-        return self._worker(worker)
 
 
 # --- the worker side: attached to a Server ---------------------------------------------------
@@ -327,32 +117,40 @@ class TokenIndex(dict[str, "Table"]):
         self._cluster.token_added(token, table.id)
 
     def __delitem__(self, token: str) -> None:
+        table = self[token]
         super().__delitem__(token)
-        self._cluster.token_removed(token)
+        self._cluster.token_removed(token, table.id)
 
     def pop(self, token: str, *default: Any) -> Any:  # type: ignore[override]
         had = token in self
         value = super().pop(token, *default)
         if had:
-            self._cluster.token_removed(token)
+            self._cluster.token_removed(token, value.id)
         return value
 
 
 class Cluster:
-    """This worker's part in a cluster: registration and heartbeat, table and token ownership,
-    redirects, and the merged lobby listing. Created by the Server when ``cfg.worker_id`` is
-    set; the lobby and the server call the few hooks below."""
+    """This worker's part in a cluster: registration and heartbeat lease, table and token
+    ownership with the ownership epochs (fencing), adoption of lost workers' tables, redirects,
+    and the merged lobby listing. Created by the Server when ``cfg.worker_id`` or
+    ``cfg.worker_slot`` is set; the lobby and the server call the few hooks below.
+
+    Start-up is in two steps: :meth:`prepare` registers (the registry allocates the id on
+    PostgreSQL) and takes over the tables of a dead predecessor, so that the server rebuilds
+    exactly the tables it owns before it listens; :meth:`start` publishes the URL (the real
+    port) and starts the heartbeat."""
 
     def __init__(self, cfg: Config, lobby: Lobby) -> None:
-        assert cfg.worker_id is not None
+        assert cfg.worker_id is not None or cfg.worker_slot is not None
         self.cfg = cfg
         self.lobby = lobby
-        self.worker: int = cfg.worker_id
+        self.slot: int | None = cfg.worker_slot if cfg.worker_slot is not None else cfg.worker_id
+        self.worker: int = cfg.worker_id if cfg.worker_id is not None else -1  # until registered
         self.prefix = table_prefix(self.worker)
         self.heartbeat = max(0.05, float(cfg.heartbeat))
-        self.stale_after = max(5 * self.heartbeat, 3.0)
+        self.stale_after = max(5 * self.heartbeat, 3.0)  # the lease
         self.pid = os.getpid()
-        self.host = socket.gethostname()
+        self.host = cfg.host_name or socket.gethostname()
         self.url = ""  # known once listening
         self._template = cfg.public_url
         parent = os.environ.get(SUPERVISOR_ENV)
@@ -369,7 +167,15 @@ class Cluster:
         self._workers: dict[int, WorkerRow] = {}
         self._known: dict[int, tuple[int, int]] = {}
         self._listings: dict[int, list[dict[str, Any]]] = {}
+        self._last_beat = 0.0  # monotonic time of the last heartbeat that renewed the lease
+        self._listener: threading.Thread | None = None
+        #: table id -> ownership epoch, for every table this worker serves (the fences)
+        self.epochs: dict[str, int] = {}
+        self.adopted = 0  # tables taken over from lost workers (metrics, tests)
+        self.lost = 0  # tables lost to another worker
         self.lobby.cluster = self
+        if self.lobby.journal is not None:
+            self.lobby.journal.fence = self.fence
         # The lobby keys its tokens by their hash when it can look a raw token up
         # (``table_for_token``), by the raw token otherwise; the registry always by hash.
         self._keys_hashed = hasattr(self.lobby, "table_for_token")
@@ -377,22 +183,27 @@ class Cluster:
 
     # -- the registry thread --
 
-    def _open(self, path: str) -> None:
-        self._reg = Registry(path)
+    def _open(self, db: str) -> None:
+        from server.store import open_registry
+
+        self._reg = open_registry(db)
 
     def _registry(self) -> Registry:
         if self._reg is None:
             raise ClusterError("the cluster registry is not open")
         return self._reg
 
-    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.wrap_future(self._ex.submit(lambda: fn(self._registry(), *args)))
+    async def _call(self, method: str, *args: Any) -> Any:
+        """Call registry ``method`` on the registry thread and wait for its answer."""
+        return await asyncio.wrap_future(
+            self._ex.submit(lambda: getattr(self._registry(), method)(*args))
+        )
 
-    def _write(self, fn: Callable[..., Any], *args: Any) -> None:
+    def _write(self, method: str, *args: Any) -> None:
         """Queue a registry write (in order, off the event loop); failures are logged."""
         if self._closed:
             return
-        fut = self._ex.submit(lambda: fn(self._registry(), *args))
+        fut = self._ex.submit(lambda: getattr(self._registry(), method)(*args))
         self._writes.add(fut)
         fut.add_done_callback(self._write_done)
 
@@ -406,35 +217,92 @@ class Cluster:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    # -- fencing --
+
+    def fence(self, table_id: str) -> Fence:
+        """Who may write ``table_id``: this worker at the epoch it holds (-1 if it holds none,
+        which the store refuses)."""
+        return (table_id, self.worker, self.epochs.get(table_id, -1))
+
     # -- lifecycle (Server.start / Server.stop) --
 
-    async def start(self, port: int) -> None:
-        """Register (after listening: the URL names the real ``port``), claim the tables and
-        tokens this worker already holds (rebuilt ones), start the heartbeat. On failure the
-        caller stops listening: a worker that cannot take its place must not accept clients."""
-        self.url = public_url(self._template, self.worker, self.cfg.host, port)
+    async def prepare(self) -> set[str]:
+        """Register and take over what a dead predecessor in our slot (or under our id) left;
+        returns the ids of the open tables this worker now owns, to rebuild before listening.
+        On failure (ClusterError) the server must not start."""
         try:
             await asyncio.wrap_future(self._opened)
-            await self._call(
-                Registry.register,
-                self.worker,
-                self.url,
-                self.pid,
-                self.host,
-                time.time(),
-                self.stale_after,
-            )
+            try:
+                self.worker = await self._call(
+                    "register",
+                    self.cfg.worker_id,
+                    "",  # no URL until listening: not a redirect target yet
+                    self.pid,
+                    self.host,
+                    time.time(),
+                    self.stale_after,
+                    self.slot,
+                )
+            except WorkerIdTaken as e:
+                raise ClusterError(str(e)) from None
+            self.prefix = table_prefix(self.worker)
+            self._last_beat = time.monotonic()
+            taken = await self._call(
+                "adopt", self.worker, time.time(), self.stale_after, self.host, self.slot,
+                True,
+            )  # fmt: skip
+            self.epochs = await self._call("owned_tables", self.worker)
         except BaseException:
             self._closed = True
             self._ex.shutdown(wait=False)
             raise
-        if self.lobby.tables:
-            self._write(Registry.claim_tables, self.worker, list(self.lobby.tables), time.time())
+        for tid, old, epoch in taken:
+            if old != self.worker:
+                self.adopted += 1
+                log.info("worker %d: adopted table %s from worker %d (epoch %d)",
+                         self.worker, tid, old, epoch)  # fmt: skip
+        return set(self.epochs)
+
+    async def start(self, port: int) -> None:
+        """Publish our URL (it names the real ``port``), index the tokens of the rebuilt tables,
+        start the heartbeat (and the listing listener)."""
+        self.url = public_url(self._template, self.worker, self.cfg.host, port, slot=self.slot)
+        await self._call("set_url", self.worker, self.pid, self.url)
         if self.lobby.tokens:
             pairs = [(self._hash_of(k), t.id) for k, t in self.lobby.tokens.items()]
-            self._write(Registry.index_tokens, pairs)
-        self._beat = asyncio.get_running_loop().create_task(self._heartbeat())
-        log.info("worker %d registered at %s (pid %d)", self.worker, self.url, self.pid)
+            self._write("index_tokens", pairs)
+        loop = asyncio.get_running_loop()
+        if self._registry().pushes:
+            self._listener = threading.Thread(
+                target=self._listen, args=(loop,), name="atout-listen", daemon=True
+            )
+            self._listener.start()
+        self._beat = loop.create_task(self._heartbeat())
+        log.info("worker %d registered at %s (pid %d, host %s)",
+                 self.worker, self.url, self.pid, self.host)  # fmt: skip
+
+    def _listen(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On its own thread and connection: wake the heartbeat when another worker's listing
+        changes (PostgreSQL LISTEN/NOTIFY), so that its new table is listed at once."""
+        from server.store import open_registry
+
+        reg: Registry | None = None
+        while not self._closed:
+            try:
+                if reg is None:
+                    reg = open_registry(self.cfg.db)
+                if reg.listen(0.5) and not self._closed:
+                    loop.call_soon_threadsafe(self._wake.set)
+            except Exception as e:
+                log.warning("worker %d: listing listener: %s", self.worker, e)
+                if reg is not None:
+                    with contextlib.suppress(Exception):
+                        reg.close()
+                reg = None
+                time.sleep(0.5)
+        if reg is not None:
+            with contextlib.suppress(Exception):
+                reg.close()
 
     async def stop(self) -> None:
         """Deregister at once (nobody is sent here any more), then flush and close."""
@@ -446,7 +314,8 @@ class Cluster:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._beat
         with contextlib.suppress(Exception):
-            await self._call(Registry.deregister, self.worker, self.pid)
+            await self._call("deregister", self.worker, self.pid)
+            await self._call("notify")
         if self._tasks:  # lookups in flight still get their answer
             await asyncio.wait(list(self._tasks), timeout=2)
         for task in list(self._tasks):
@@ -455,8 +324,10 @@ class Cluster:
         if pending:
             await asyncio.wait([asyncio.wrap_future(f) for f in pending], timeout=5)
         with contextlib.suppress(Exception):
-            await self._call(Registry.close)
+            await self._call("close")
         self._ex.shutdown(wait=False)
+        if self._listener is not None:
+            await asyncio.to_thread(self._listener.join, 2)
         log.info("worker %d deregistered", self.worker)
 
     async def _heartbeat(self) -> None:
@@ -472,30 +343,29 @@ class Cluster:
                 await self._beat_once()
             except asyncio.CancelledError:
                 raise
-            except Exception as e:  # a locked or full database: try again next beat
+            except Exception as e:  # a locked, full or unreachable database: next beat
                 log.warning("worker %d: heartbeat failed: %s", self.worker, e)
             await asyncio.sleep(min(self.heartbeat, 0.25))  # at most 4 beats/s when woken
 
     async def _beat_once(self) -> None:
         listing = _encode([{**t, "url": self.url} for t in self.lobby.listing()])
         publish = listing if listing != self._published else None
+        started = time.monotonic()
+        lapsed = started - self._last_beat > self.stale_after
         ours, rows, listings = await self._call(
-            Registry.beat, self.worker, self.pid, time.time(), publish, dict(self._known)
+            "beat", self.worker, self.pid, time.time(), publish, dict(self._known)
         )
         if publish is not None and ours:
             self._published = listing
-        if not ours:  # our row is gone (cleaned as stale after a long pause): register again
+        if not ours:  # our row is gone or marked stopped: register again, same id
             log.warning("worker %d: registration lost; registering again", self.worker)
             self._published = None
             await self._call(
-                Registry.register,
-                self.worker,
-                self.url,
-                self.pid,
-                self.host,
-                time.time(),
-                self.stale_after,
-            )
+                "register", self.worker, self.url, self.pid, self.host, time.time(),
+                self.stale_after, self.slot,
+            )  # fmt: skip
+            lapsed = True
+        self._last_beat = started
         self._workers = {r.worker: r for r in rows if r.worker != self.worker}
         for r in rows:
             if r.worker in listings:
@@ -504,23 +374,74 @@ class Cluster:
         for gone in set(self._listings) - set(self._workers):
             self._listings.pop(gone, None)
             self._known.pop(gone, None)
+        # Which of our tables are still ours (another worker adopts them once our lease ran
+        # out: after a long pause, a lost connection...); and what we may adopt.
+        held = await self._call("owned_tables", self.worker)
+        for tid, epoch in list(self.epochs.items()):
+            if held.get(tid) != epoch and tid in self.lobby.tables:
+                self._lose(tid, "lease lapsed" if lapsed else "owner row changed")
+        if not self.lobby.shutting_down and not self._closed and self.url:
+            await self._adopt()
+
+    async def _adopt(self) -> None:
+        taken = await self._call(
+            "adopt", self.worker, time.time(), self.stale_after, self.host, self.slot
+        )
+        if not taken:
+            return
+        t0 = time.monotonic()
+        for tid, _old, epoch in taken:
+            self.epochs[tid] = epoch
+        ids = {tid for tid, _, _ in taken}
+        n = await self.lobby.restore(lambda tid: tid in ids and tid not in self.lobby.tables)
+        self.adopted += len(taken)
+        for tid, old, epoch in taken:
+            log.warning("worker %d: adopted table %s from worker %d (epoch %d)",
+                        self.worker, tid, old, epoch)  # fmt: skip
+        log.info("worker %d: %d table(s) adopted, %d rebuilt in %.3f s",
+                 self.worker, len(taken), n, time.monotonic() - t0)  # fmt: skip
+        pairs = [(self._hash_of(k), t.id) for k, t in self.lobby.tokens.items() if t.id in ids]
+        if pairs:
+            self._write("index_tokens", pairs)
+        self._wake.set()  # publish the listing with them
+
+    def _lose(self, table_id: str, why: str) -> None:
+        """Another worker owns ``table_id`` now: stop serving it, write nothing more."""
+        table = self.lobby.tables.get(table_id)
+        self.epochs.pop(table_id, None)
+        if table is None:
+            return
+        self.lost += 1
+        log.error("worker %d: table %s is served by another worker now (%s); dropping it",
+                  self.worker, table_id, why)  # fmt: skip
+        table.post(("lost",))
+
+    def fenced(self, table_id: str) -> None:
+        """A write of ``table_id`` was refused by the store: another worker adopted it."""
+        if table_id in self.epochs:
+            self._lose(table_id, "a write was fenced")
 
     def _live(self, row: WorkerRow | None) -> bool:
-        return row is not None and row.live(time.time(), self.stale_after, self.host)
+        return (
+            row is not None and bool(row.url) and row.live(time.time(), self.stale_after, self.host)
+        )
 
     # -- hooks from the lobby --
 
     def claim(self, random_id: str) -> str:
         """A new table's id (this worker's prefix), its ownership recorded in the database."""
         tid = self.prefix + random_id
-        self._write(Registry.claim_tables, self.worker, [tid], time.time())
+        self.epochs[tid] = 1
+        self._write("claim_tables", self.worker, [tid], time.time())
         self._wake.set()  # publish the listing soon
         return tid
 
     def released(self, table_id: str) -> None:
         """A table closed. At shutdown its row stays: a restart may rebuild the table."""
-        if not self.lobby.shutting_down:
-            self._write(Registry.close_table, table_id, time.time())
+        if not self.lobby.shutting_down and table_id in self.epochs:
+            fence = self.fence(table_id)
+            self.epochs.pop(table_id, None)
+            self._write("close_table", table_id, time.time(), fence)
             self._wake.set()
 
     def _hash_of(self, key: str) -> str:
@@ -528,11 +449,12 @@ class Cluster:
         return key if self._keys_hashed else token_hash(key)
 
     def token_added(self, token: str, table_id: str) -> None:
-        self._write(Registry.index_tokens, [(self._hash_of(token), table_id)])
+        self._write("index_tokens", [(self._hash_of(token), table_id)])
 
-    def token_removed(self, token: str) -> None:
+    def token_removed(self, token: str, table_id: str | None = None) -> None:
         if not self.lobby.shutting_down:
-            self._write(Registry.drop_token, self._hash_of(token))
+            fence = self.fence(table_id) if table_id is not None else None
+            self._write("drop_token", self._hash_of(token), fence)
 
     # -- hooks from the server: listing and redirects --
 
@@ -563,14 +485,14 @@ class Cluster:
 
     async def _owner(self, table_id: str) -> WorkerRow | None:
         """The live registration of the other worker that owns ``table_id``, if any."""
-        owner, closed, row = await self._call(Registry.table_owner, table_id)
+        owner, closed, row = await self._call("table_owner", table_id)
         if closed:
             return None
         if owner is None:  # not (yet) recorded: the id's prefix says who created it
             owner = worker_of(table_id)
             if owner is None or owner == self.worker:
                 return None
-            row = await self._call(Registry.worker, owner)
+            row = await self._call("worker", owner)
         if owner == self.worker or not self._live(row):
             return None
         return row
@@ -601,7 +523,7 @@ class Cluster:
         tid: str | None = None
         failed = False
         try:
-            tid = await self._call(Registry.token_table, token_hash(msg.token or ""))
+            tid = await self._call("token_table", token_hash(msg.token or ""))
             if tid is not None:
                 row = await self._owner(tid)
         except Exception:
@@ -640,14 +562,18 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         return 2
     base = list(argv if argv is not None else sys.argv[1:])
     # Migrations and the registry tables once, before N processes race to apply them.
-    from server.store.sqlite import Store, StoreError
+    from server.store import describe, is_postgres, open_registry, open_store
 
     try:
-        Store(args.db).close()
-        registry = Registry(args.db)
-    except (StoreError, sqlite3.Error, OSError) as e:
-        log.error("cannot open the database %s: %s", args.db, e)
+        open_store(args.db).close()
+        registry = open_registry(args.db)
+    except (StoreError, OSError) as e:
+        log.error("cannot open the database %s: %s", describe(args.db), e)
         return 1
+    # One host (SQLite): worker n is slot n, as always. Several hosts (PostgreSQL): the
+    # registry allocates each worker's id; the slot still gives its port.
+    id_option = "--worker-slot" if is_postgres(args.db) else "--worker-id"
+    host = getattr(args, "host_name", None) or socket.gethostname()
 
     stopping = False
 
@@ -665,7 +591,7 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
 
     def spawn(n: int) -> None:
         cmd = [sys.executable, "-m", "server.cli", *base]
-        cmd += ["--worker-id", str(n), "--port", str(args.port + n)]
+        cmd += [id_option, str(n), "--port", str(args.port + n)]
         procs[n] = subprocess.Popen(cmd, env=env)
         started[n] = time.monotonic()
         log.info("worker %d started on port %d (pid %d)", n, args.port + n, procs[n].pid)
@@ -675,7 +601,7 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         n_workers,
         args.port,
         args.port + n_workers - 1,
-        args.db,
+        describe(args.db),
     )
     try:
         while not stopping:
@@ -690,8 +616,8 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
                 if code is None:
                     continue
                 del procs[n]
-                with contextlib.suppress(sqlite3.Error):
-                    registry.deregister(n, p.pid)  # others stop sending clients there now
+                with contextlib.suppress(StoreError, OSError):
+                    registry.deregister(None, p.pid, host)  # not a redirect target any more
                 # Back off when a worker keeps dying at start (port taken, bad database...).
                 failures[n] = 0 if now - started[n] > 30 else failures[n] + 1
                 delay = 0.0 if failures[n] <= 1 else min(30.0, 0.5 * 2 ** (failures[n] - 1))
@@ -717,8 +643,8 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
                 log.error("worker %d (pid %d) did not stop in time: killing it", n, p.pid)
                 p.kill()
                 p.wait()
-                with contextlib.suppress(sqlite3.Error):
-                    registry.deregister(n, p.pid)
+                with contextlib.suppress(StoreError, OSError):
+                    registry.deregister(None, p.pid, host)
         registry.close()
     log.info("stopped")
     return 0

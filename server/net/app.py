@@ -97,7 +97,8 @@ class Server:
         self.port = cfg.port
         self._ws: WSServer | None = None
         # A worker of several sharing the database (server/cluster/worker.py), or None.
-        self.cluster = Cluster(cfg, self.lobby) if cfg.worker_id is not None else None
+        clustered = cfg.worker_id is not None or cfg.worker_slot is not None
+        self.cluster = Cluster(cfg, self.lobby) if clustered else None
         self._lag: asyncio.Task[None] | None = None
         self._stopping = False
         self._handlers: dict[type, Any] = {
@@ -117,10 +118,9 @@ class Server:
         # Tables in progress when the server last stopped (or crashed) come back first, their
         # new versions stored, before any client can connect.
         owned = None
-        if cfg.worker_id is not None:
-            from server.cluster.worker import worker_of
-
-            owned = lambda tid: worker_of(tid) == cfg.worker_id  # noqa: E731
+        if self.cluster is not None:  # register; rebuild exactly the tables this worker owns
+            mine = await self.cluster.prepare()
+            owned = mine.__contains__
         await self.lobby.restore(owned)
         self._ws = await serve(
             self._handler,
@@ -383,14 +383,17 @@ def _select_subprotocol(conn: ServerConnection, offered: Any) -> Any:
 
 
 async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
-    from server.store.sqlite import AsyncStore, StoreError
+    from server.cluster.worker import ClusterError
+    from server.store import describe
+    from server.store.aio import AsyncStore
+    from server.store.base import StoreError
 
     try:
         # A write waits at most 1 s for another connection's lock, then fails (and is retried
         # a couple of times): a player is told `storage_unavailable` in seconds, not minutes.
         store = AsyncStore(cfg.db, busy_timeout=1.0)
     except (StoreError, OSError) as e:
-        log.error("cannot open the database %s: %s", cfg.db, e)
+        log.error("cannot open the database %s: %s", describe(cfg.db), e)
         return 1
     server = Server(cfg, store)
     try:
@@ -400,7 +403,11 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
         await store.close()
         return 1
     except StoreError as e:
-        log.error("cannot rebuild the open tables from %s: %s", cfg.db, e)
+        log.error("cannot rebuild the open tables from %s: %s", describe(cfg.db), e)
+        await store.close()
+        return 1
+    except ClusterError as e:
+        log.error("cannot join the cluster: %s", e)
         await store.close()
         return 1
     host = cfg.host if ":" not in cfg.host else f"[{cfg.host}]"
@@ -410,7 +417,7 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
         host,
         port,
         ", ".join(SUBPROTOCOLS),
-        cfg.db,
+        describe(cfg.db),
     )
     log.info(
         "connect with a WebSocket client to ws://%s:%d and send "

@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.store.sqlite import Store
+    from server.store.base import Store
 
 
 def _db_option(p: argparse.ArgumentParser) -> None:
@@ -76,9 +76,9 @@ def add_admin_commands(sub: Any) -> None:
 
 
 def _open(path: str) -> Store:
-    from server.store.sqlite import Store
+    from server.store import open_store
 
-    return Store(path, readonly=True)
+    return open_store(path, readonly=True)
 
 
 def _fail(command: str, message: object) -> int:
@@ -87,7 +87,7 @@ def _fail(command: str, message: object) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from server.store.sqlite import StoreError, parse_time
+    from server.store.base import StoreError, parse_time
 
     if args.since is not None:
         try:
@@ -148,7 +148,7 @@ def _text_table(headers: list[str], rows: list[list[object]], right: set[int]) -
 
 
 def _scores(args: argparse.Namespace) -> int:
-    from server.store.sqlite import StoreError
+    from server.store.base import StoreError
 
     try:
         store = _open(args.db)
@@ -209,7 +209,7 @@ def _scores(args: argparse.Namespace) -> int:
 
 
 def _backup(args: argparse.Namespace) -> int:
-    from server.store.sqlite import StoreError
+    from server.store.base import StoreError
 
     try:
         store = _open(args.db)

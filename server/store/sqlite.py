@@ -1,9 +1,10 @@
-"""SQLite persistence: tables, finished deals, cumulative scores, players, and the action log.
+"""SQLite persistence (the embedded default): tables, finished deals, cumulative scores,
+players, and the action log.
 
-One ``Store`` owns one SQLite connection (WAL mode) and is used from one thread. The server uses
-``AsyncStore``, which runs a ``Store`` on a single dedicated worker thread so that the event loop
-never waits on the disk, keeps writes in the order they were asked, and retries a failed write
-with backoff instead of losing it.
+One ``SqliteStore`` owns one SQLite connection (WAL mode) and is used from one thread; it
+implements ``server.store.base.Store``. The server runs it off the event loop with
+``server.store.aio.AsyncStore`` (one dedicated thread, writes kept in order, transient failures
+retried).
 
 Schema (applied by ``sqlite_utils.Migrations``, set ``atout``; see ``MIGRATIONS``):
 
@@ -16,90 +17,93 @@ Schema (applied by ``sqlite_utils.Migrations``, set ``atout``; see ``MIGRATIONS`
   ``record`` holds the partial record).
 - ``scores(table_id, seat, player, score, deals, updated_at)``: cumulative per table, seat and
   player (``''`` for an AI seat), so a seat taken over by someone else keeps both totals apart.
-- the players' tables (accounts, keys, ratings, ``deal_players``, ``pars``): see
-  ``server/store/players.py``.
 - ``actions(table_id, deal_no, idx, action JSON, created_at)``: the append-only log of the deal
   in progress, enough with ``deals.dealt`` to rebuild it by replay after a crash; a deal's log is
   dropped in the transaction that stores its finished record (the record holds every action).
 
 Scores are REAL, which holds half points exactly; they come back as ``int`` when whole.
 Timestamps are ISO 8601 UTC text (``2026-07-01T12:00:00.000Z``), so they sort as strings.
+- the players' tables (accounts, keys, ratings, ``deal_players``, ``pars``): see
+  ``server/store/players.py``.
+
+The cluster registry's tables (``server/store/sqlite_registry.py``) live in the same file.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import errno
 import logging
 import os
 import pathlib
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import msgspec
 from sqlite_utils import Database, Migrations
 
+from server.store.base import (
+    AI,
+    FINISHED_STATUSES,
+    RECORD_FORMAT,
+    Fence,
+    Op,
+    OpenTable,
+    StoreClosed,
+    StoreConflict,
+    StoreDisconnected,
+    StoreError,
+    StoreFenced,
+    StoreFull,
+    StoreIOError,
+    StoreLocked,
+    StoreReadOnly,
+    canonical,
+    check_dealt,
+    check_record,
+    json_value,
+    now,
+    num,
+    parse_time,
+    partial_record,
+    table_dict,
+)
 from server.store.players import PLAYERS_SCHEMA, PlayerStore, backfill_deal_players
+
+__all__ = [
+    "AI",
+    "FINISHED_STATUSES",
+    "MIGRATIONS",
+    "MIGRATION_NAMES",
+    "RECORD_FORMAT",
+    "SqliteStore",
+    "Store",
+    "StoreClosed",
+    "StoreConflict",
+    "StoreDisconnected",
+    "StoreError",
+    "StoreFenced",
+    "StoreFull",
+    "StoreIOError",
+    "StoreLocked",
+    "StoreReadOnly",
+    "now",
+    "parse_time",
+    "store_error",
+]
 
 log = logging.getLogger("atout.store")
 
-RECORD_FORMAT = "atout-deal/1"  # server.rules.records.FORMAT, not imported to keep this light
-AI = ""  # the ``scores.player`` of an AI seat (NULL cannot take part in a primary key)
-FINISHED_STATUSES = ("played", "annulled")
 T = TypeVar("T")
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.decode
+_num = num
+_json_value = json_value
 
 
 # --- errors ---------------------------------------------------------------------------------
-
-
-class StoreError(Exception):
-    """A storage failure the server can report; ``code`` is stable and machine-readable.
-
-    ``transient`` errors (locked database, full disk, I/O, read-only file) may succeed when
-    retried once the cause is gone; others (conflicting data, corrupt file) will not.
-    """
-
-    code = "storage_error"
-    transient = False
-
-
-class StoreLocked(StoreError):
-    code = "storage_locked"
-    transient = True
-
-
-class StoreFull(StoreError):
-    code = "storage_full"
-    transient = True
-
-
-class StoreReadOnly(StoreError):
-    code = "storage_read_only"
-    transient = True  # permissions or a remount can be fixed while the server runs
-
-
-class StoreIOError(StoreError):
-    code = "storage_io"
-    transient = True
-
-
-class StoreConflict(StoreError):
-    """A write contradicts what is stored (a different record under the same deal number...)."""
-
-    code = "storage_conflict"
-
-
-class StoreClosed(StoreError):
-    code = "storage_closed"
-
 
 _BY_SQLITE_CODE: dict[int, type[StoreError]] = {
     5: StoreLocked,  # SQLITE_BUSY
@@ -130,37 +134,6 @@ def store_error(e: BaseException) -> StoreError:
             return StoreReadOnly(str(e))
         return StoreIOError(str(e))
     return StoreError(str(e))
-
-
-# --- helpers --------------------------------------------------------------------------------
-
-
-def now() -> str:
-    return _fmt_time(datetime.now(UTC))
-
-
-def _fmt_time(dt: datetime) -> str:
-    return dt.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def parse_time(text: str) -> str:
-    """A date or date-time (ISO 8601; naive means UTC) in the stored form. Raises ValueError."""
-    dt = datetime.fromisoformat(text.strip())
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return _fmt_time(dt)
-
-
-def _num(x: float | int | None) -> int | float:
-    """A stored score: exact halves as floats, whole numbers as ints."""
-    if x is None:
-        return 0
-    return int(x) if float(x).is_integer() else float(x)
-
-
-def _json_value(obj: Any) -> Any:
-    """``obj`` as plain JSON data (tuples become lists, structs become dicts)."""
-    return _decode(_encode(obj))
 
 
 # --- schema ---------------------------------------------------------------------------------
@@ -260,8 +233,8 @@ def _m0003_players(db: Database) -> None:
 # --- the store ------------------------------------------------------------------------------
 
 
-class Store(PlayerStore):
-    """Synchronous store on one SQLite connection; use it from one thread only.
+class SqliteStore(PlayerStore):
+    """The SQLite store (``server.store.base.Store``) on one connection; one thread only.
 
     ``create=False`` refuses to create a missing file (admin commands). ``readonly=True`` opens
     the file read-only and applies no migration (export, scores, backup: a backup taken before
@@ -281,6 +254,7 @@ class Store(PlayerStore):
     ) -> None:
         self.path = path
         self.readonly = readonly
+        self._in_batch = False
         self._busy_ms = int(busy_timeout * 1000)
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous}")
@@ -340,6 +314,8 @@ class Store(PlayerStore):
         instead of failing when a read-then-write transaction finds its snapshot stale.
         """
         conn = self.conn
+        if self._in_batch:  # inside write_batch: its transaction and savepoint hold this
+            return fn(conn)
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -430,7 +406,7 @@ class Store(PlayerStore):
             ).fetchone()
         if row is None:
             return None
-        return _table_dict(row)
+        return table_dict(row)
 
     def tables(self, *, unfinished: bool = False) -> list[dict[str, Any]]:
         """Every table (or those not finished/closed), oldest first."""
@@ -442,7 +418,29 @@ class Store(PlayerStore):
                 "  AND d.status IN ('played', 'annulled')) FROM tables t"
                 f"{where} ORDER BY created_at, id"
             ).fetchall()
-        return [_table_dict(r) for r in rows]
+        return [table_dict(r) for r in rows]
+
+    def open_tables(self, owned: Callable[[str], bool] | None = None) -> list[OpenTable]:
+        """Each open table (those ``owned(table_id)`` accepts), oldest first: its row, its
+        finished deal records (as :meth:`deals` gives them) and its deals in progress (as
+        :meth:`unfinished_deals`): what rebuilding a table after a restart needs."""
+        with self._errors():
+            ids = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT id FROM tables WHERE status = 'open' ORDER BY created_at, id"
+                )
+                if owned is None or owned(r[0])
+            ]
+        unfinished: dict[str, list[dict[str, Any]]] = {}
+        for entry in self.unfinished_deals():
+            unfinished.setdefault(entry["table_id"], []).append(entry)
+        out = []
+        for tid in ids:
+            row = self.table(tid)
+            if row is not None:
+                out.append((row, list(self.deals(tid)), unfinished.get(tid, [])))
+        return out
 
     # -- deals --
 
@@ -469,7 +467,7 @@ class Store(PlayerStore):
         the same number raises StoreConflict.
         """
         rec = _json_value(record)
-        result = _check_record(rec, players, scores)
+        result = check_record(rec, players, scores)
         deal_scores = [_num(float(x)) for x in scores]
         at = parse_time(finished_at) if finished_at else now()
         rec_text = _encode(rec).decode()
@@ -577,7 +575,7 @@ class Store(PlayerStore):
                         "finished_at": at,
                     }
                     rec["meta"] = {**meta, **(rec.get("meta") or {})}
-                    yield rec
+                    yield canonical(rec)
 
     def standings(self, table_id: str | None = None) -> list[dict[str, Any]]:
         """Without ``table_id``: the leaderboard, one row per human player (AI seats left
@@ -630,13 +628,8 @@ class Store(PlayerStore):
 
         Idempotent for the same cards; raises StoreConflict when the deal number is taken.
         """
-        if len(hands) != 4:
-            raise ValueError("hands must list four hands")
-        dealt = {"hands": [list(h) for h in hands], "chien": list(chien)}
+        dealt, seats = check_dealt(hands, chien, players)
         at = parse_time(started_at) if started_at else now()
-        seats = list(players) if players is not None else [None] * 4
-        if len(seats) != 4:
-            raise ValueError("players must list four seats")
 
         def tx(c: sqlite3.Connection) -> None:
             row = c.execute(
@@ -723,20 +716,13 @@ class Store(PlayerStore):
                         (tid, no),
                     )
                 ]
-                cards = _decode(dealt) if dealt else {"hands": [], "chien": []}
                 out.append(
                     {
                         "table_id": tid,
                         "deal_no": no,
                         "players": [s0, s1, s2, s3],
                         "started_at": at,
-                        "record": {
-                            "format": RECORD_FORMAT,
-                            "dealer": dealer,
-                            "hands": cards["hands"],
-                            "chien": cards["chien"],
-                            "actions": actions,
-                        },
+                        "record": partial_record(dealer, dealt, actions),
                     }
                 )
         return out
@@ -754,7 +740,6 @@ class Store(PlayerStore):
         ).fetchone()
         if row is None or row[2] != "in_progress":
             return
-        cards = _decode(row[1]) if row[1] else {"hands": [], "chien": []}
         actions = [
             _decode(a)
             for (a,) in c.execute(
@@ -762,13 +747,193 @@ class Store(PlayerStore):
                 (table_id, deal_no),
             )
         ]
-        partial = {"format": RECORD_FORMAT, "dealer": row[0], **cards, "actions": actions}
+        partial = partial_record(row[0], row[1], actions)
         c.execute(
             "UPDATE deals SET status = 'abandoned', record = ?, finished_at = ?"
             " WHERE table_id = ? AND deal_no = ?",
             (_encode(partial).decode(), at, table_id, deal_no),
         )
         c.execute("DELETE FROM actions WHERE table_id = ? AND deal_no = ?", (table_id, deal_no))
+
+    # -- the journal's batches --
+
+    def write_batch(
+        self, groups: list[list[Op]], fences: list[Fence | None] | None = None
+    ) -> list[BaseException | None]:
+        """Every group in ONE transaction (``server.store.base.Store.write_batch``).
+
+        The common case, one action per group, is one ``executemany`` without
+        ``append_action``'s checks (its status and gap queries and JSON round trip) that a table
+        makes true by construction; the keys still refuse a duplicate or an unknown deal. If
+        that fails, those groups go the slow way (the Store's own methods, one savepoint each)
+        to find out which one failed."""
+        conn = self.conn
+        # True: to do; None: done; an exception: that group failed (nothing of it was written)
+        results: list[BaseException | bool | None] = [True] * len(groups)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            if fences is not None:
+                self._check_fences(conn, fences, results)
+            self._fast_actions(conn, groups, results)
+            if True in results:
+                self._slow_groups(conn, groups, results)
+            conn.execute("COMMIT")
+        except BaseException as e:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(e, sqlite3.Error | OSError):
+                raise store_error(e) from e
+            raise
+        return [None if r is True else r for r in results]  # type: ignore[misc]
+
+    def _check_fences(
+        self,
+        conn: sqlite3.Connection,
+        fences: list[Fence | None],
+        results: list[BaseException | bool | None],
+    ) -> None:
+        """Refuse the groups of tables whose owner row names another worker or epoch. A table
+        with no owner row yet is claimed (epoch 1) by its first write. BEGIN IMMEDIATE holds
+        the write lock, so an adopter's compare-and-set cannot land in between."""
+        for k, fence in enumerate(fences):
+            if fence is None:
+                continue
+            tid, worker, epoch = fence
+            row = conn.execute(
+                "SELECT worker, epoch, closed_at FROM table_owner WHERE table_id = ?", (tid,)
+            ).fetchone()
+            if row is None and epoch == 1:
+                conn.execute(
+                    "INSERT INTO table_owner (table_id, worker, epoch, created_at)"
+                    " VALUES (?, ?, 1, strftime('%s', 'now'))",
+                    (tid, worker),
+                )
+            elif row is None or (row[0], row[1]) != (worker, epoch):
+                owner = "nobody" if row is None else f"worker {row[0]} (epoch {row[1]})"
+                results[k] = StoreFenced(
+                    f"table {tid} is owned by {owner}, not worker {worker} (epoch {epoch})"
+                )
+
+    def _fast_actions(
+        self,
+        conn: sqlite3.Connection,
+        groups: list[list[Op]],
+        results: list[BaseException | bool | None],
+    ) -> None:
+        idx = [
+            i
+            for i, ops in enumerate(groups)
+            if results[i] is True and len(ops) == 1 and ops[0][0] == "append_action"
+        ]
+        if not idx:
+            return
+        at = now()
+        rows = []
+        for i in idx:
+            table_id, deal_no, n, action = groups[i][0][1]
+            rows.append((table_id, deal_no, n, _encode(action).decode(), at))
+        alone = len(idx) == len(groups)  # then the transaction itself is the savepoint
+        if not alone:
+            conn.execute("SAVEPOINT atout_fast")
+        try:
+            conn.executemany(_INSERT_ACTION, rows)
+        except sqlite3.Error as e:
+            err = store_error(e)
+            if err.transient:
+                raise err from e
+            if alone:
+                conn.execute("ROLLBACK")
+                conn.execute("BEGIN IMMEDIATE")
+            else:
+                conn.execute("ROLLBACK TO atout_fast")
+                conn.execute("RELEASE atout_fast")
+            return
+        if not alone:
+            conn.execute("RELEASE atout_fast")
+        for i in idx:
+            results[i] = None
+
+    def _slow_groups(
+        self,
+        conn: sqlite3.Connection,
+        groups: list[list[Op]],
+        results: list[BaseException | bool | None],
+    ) -> None:
+        """Each remaining group through the Store's own methods, inside its own savepoint."""
+        self._in_batch = True
+        try:
+            for k, ops in enumerate(groups):
+                if results[k] is not True:
+                    continue
+                conn.execute("SAVEPOINT atout_group")
+                try:
+                    for method, args, kw in ops:
+                        if method not in WRITE_METHODS:
+                            raise ValueError(f"{method} is not a store write")
+                        getattr(self, method)(*args, **kw)
+                except Exception as e:
+                    err = store_error(e) if isinstance(e, sqlite3.Error | OSError) else e
+                    if isinstance(err, StoreError) and err.transient:
+                        raise err from e  # the storage itself: the whole batch is retried
+                    if isinstance(err, StoreError):
+                        log.error("store write refused: %s; payload: %s", err, _ops_payload(ops))
+                    else:
+                        log.exception("store write failed; payload: %s", _ops_payload(ops))
+                    conn.execute("ROLLBACK TO atout_group")
+                    results[k] = err
+                else:
+                    results[k] = None
+                conn.execute("RELEASE atout_group")
+        finally:
+            self._in_batch = False
+
+    # -- copying (migrate-db) --
+
+    def dump_rows(self) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        """Every row of the store's tables, parents first, JSON columns decoded, in chunks:
+        (table name, rows). ``atout-server migrate-db`` feeds them to another store's
+        :meth:`load_rows`."""
+        with self._errors():
+            have = {
+                r[0]
+                for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            for name in COPIED_TABLES:
+                if name not in have:
+                    continue
+                cur = self.conn.execute(f"SELECT * FROM {name} ORDER BY rowid")
+                cols = [d[0] for d in cur.description]
+                json_cols = JSON_COLUMNS.get(name, ())
+                while chunk := cur.fetchmany(500):
+                    rows = []
+                    for r in chunk:
+                        row = dict(zip(cols, r, strict=True))
+                        for c in json_cols:
+                            if row.get(c) is not None:
+                                row[c] = _decode(row[c])
+                        rows.append(row)
+                    yield name, rows
+
+    def load_rows(self, table: str, rows: list[dict[str, Any]]) -> None:
+        """Insert rows as :meth:`dump_rows` gives them (a row already there is kept)."""
+        if table not in COPIED_TABLES:
+            raise ValueError(f"not a store table: {table}")
+        if not rows:
+            return
+        cols = list(rows[0])
+        json_cols = set(JSON_COLUMNS.get(table, ()))
+        values = [
+            tuple(
+                _encode(r[c]).decode() if c in json_cols and r[c] is not None else r[c]
+                for c in cols
+            )
+            for r in rows
+        ]
+        sql = (
+            f"INSERT OR IGNORE INTO {table} ({', '.join(cols)})"
+            f" VALUES ({', '.join('?' for _ in cols)})"
+        )
+        self._tx(lambda c: c.executemany(sql, values))
 
     # -- maintenance --
 
@@ -806,26 +971,6 @@ class Store(PlayerStore):
         self.conn.close()
 
 
-def _check_record(
-    rec: Any, players: Sequence[str | None], scores: Sequence[float]
-) -> dict[str, Any]:
-    """The record's result, after checking the arguments agree with each other."""
-    if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
-        raise ValueError(f"record_deal needs an {RECORD_FORMAT} record")
-    result = rec.get("result")
-    if not isinstance(result, dict) or result.get("status") not in FINISHED_STATUSES:
-        raise ValueError("record_deal needs a finished record with its result")
-    if len(players) != 4 or len(scores) != 4:
-        raise ValueError("players and scores must list the four seats")
-    stored = result.get("scores")
-    if stored is not None and [float(x) for x in stored] != [float(x) for x in scores]:
-        raise ValueError(
-            f"scores {list(scores)} are not the deal's result scores {stored} "
-            "(record_deal takes this deal's scores, not cumulative ones)"
-        )
-    return result
-
-
 def _ensure_table(c: sqlite3.Connection, table_id: str, at: str) -> None:
     # A deal must never be lost because its table's row was not written first.
     c.execute(
@@ -835,303 +980,36 @@ def _ensure_table(c: sqlite3.Connection, table_id: str, at: str) -> None:
     )
 
 
-def _table_dict(row: tuple) -> dict[str, Any]:
-    tid, name, options, status, created, finished, deals = row
-    return {
-        "id": tid,
-        "name": name,
-        "options": _decode(options),
-        "status": status,
-        "created_at": created,
-        "finished_at": finished,
-        "deals": deals,
+_INSERT_ACTION = (
+    "INSERT INTO actions (table_id, deal_no, idx, action, created_at) VALUES (?, ?, ?, ?, ?)"
+)
+#: The Store methods a journal batch may call.
+WRITE_METHODS = frozenset(
+    {
+        "create_table",
+        "set_table_status",
+        "finish_table",
+        "record_deal",
+        "start_deal",
+        "append_action",
+        "abandon_deal",
     }
+)
+#: The tables ``migrate-db`` copies, parents first; and their JSON columns.
+COPIED_TABLES = ("tables", "players", "deals", "scores", "actions")
+JSON_COLUMNS: dict[str, tuple[str, ...]] = {
+    "tables": ("options",),
+    "deals": ("scores", "record", "dealt"),
+    "actions": ("action",),
+}
 
 
-# --- off the event loop ---------------------------------------------------------------------
-
-
-class AsyncStore:
-    """A Store on one dedicated thread, for the asyncio server.
-
-    Every call runs on the same worker thread, in the order it was made, so writes are ordered
-    and the event loop never touches SQLite. A write that fails for a transient reason (locked
-    database, full disk, I/O) is logged and retried with exponential backoff (``retry_initial``
-    doubling up to ``retry_max`` seconds) until it succeeds; later calls wait behind it, which
-    keeps the order. A write that cannot succeed (a conflict, a bug) is logged with its payload
-    and raised to its caller. Cancelling the awaiting task does not cancel the write.
-
-    Opening (migrations) happens in ``__init__`` on the worker thread, which blocks the caller
-    for that short start-up step and raises its StoreError right away.
-    """
-
-    def __init__(
-        self,
-        path: str,
-        *,
-        retry_initial: float = 0.05,
-        retry_max: float = 2.0,
-        **store_options: Any,
-    ) -> None:
-        self.path = path
-        self._retry_initial = retry_initial
-        self._retry_max = retry_max
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="atout-store"
-        )
-        self._give_up = threading.Event()
-        self._lock = threading.Lock()
-        self._pending = 0
-        self._failing = False
-        self._closed = False
-        try:
-            self._store: Store = self._executor.submit(
-                lambda: Store(path, **store_options)
-            ).result()
-        except BaseException:
-            self._executor.shutdown(wait=False)
-            raise
-
-    # -- figures for /healthz and /metrics --
-
-    @property
-    def pending(self) -> int:
-        """Calls submitted and not finished (including one being retried)."""
-        return self._pending
-
-    @property
-    def failing(self) -> bool:
-        """Whether the last write attempt failed and is being retried."""
-        return self._failing
-
-    # -- the machinery --
-
-    def _run(self, fn: Callable[..., T], args: tuple, retry: bool, attempts: int | None) -> T:
-        """On the worker thread: call ``fn(*args)``, retrying transient failures."""
-        name = getattr(fn, "__name__", "call")
-        delay = self._retry_initial
-        n = 0
-        try:
-            while True:
-                n += 1
-                try:
-                    result = fn(*args)
-                except StoreError as e:
-                    last = (
-                        not e.transient
-                        or not retry
-                        or (attempts is not None and n >= attempts)
-                        or self._give_up.is_set()
-                    )
-                    if last:
-                        if retry:
-                            self._failing = e.transient
-                            log.error(
-                                "store %s failed for good after %d attempt(s): %s [%s]; "
-                                "payload: %s",
-                                name,
-                                n,
-                                e,
-                                e.code,
-                                _payload(args),
-                            )
-                        raise
-                    self._failing = True
-                    log.warning(
-                        "store %s failed (attempt %d), retrying in %.2fs: %s [%s]",
-                        name,
-                        n,
-                        delay,
-                        e,
-                        e.code,
-                    )
-                    self._give_up.wait(delay)
-                    delay = min(delay * 2, self._retry_max)
-                    continue
-                except Exception:
-                    log.exception("store %s failed; payload: %s", name, _payload(args))
-                    raise
-                if n > 1:
-                    log.info("store %s succeeded after %d attempts", name, n)
-                if retry:
-                    self._failing = False
-                return result
-        finally:
-            with self._lock:
-                self._pending -= 1
-
-    async def _call(
-        self,
-        fn: Callable[..., T],
-        *args: Any,
-        retry: bool = True,
-        attempts: int | None = None,
-    ) -> T:
-        if self._closed:
-            raise StoreClosed("the store is closed")
-        with self._lock:
-            self._pending += 1
-        cf = self._executor.submit(self._run, fn, args, retry, attempts)
-        fut = asyncio.wrap_future(cf)
-        # If the caller is cancelled the write still happens (shield), and its outcome has
-        # already been logged by _run, so nobody needs to retrieve it.
-        fut.add_done_callback(_consume)
-        return await asyncio.shield(fut)
-
-    async def run(self, fn: Callable[[Store], T]) -> T:
-        """Run ``fn(store)`` on the worker thread, in order with the other calls (no retry)."""
-        return await self._call(fn, self._store, retry=False)
-
-    # -- the interface --
-
-    async def create_table(self, table_id: str, name: str, options: dict[str, Any]) -> None:
-        await self._call(self._store.create_table, table_id, name, options)
-
-    async def set_table_status(self, table_id: str, status: str) -> None:
-        await self._call(self._store.set_table_status, table_id, status)
-
-    async def finish_table(self, table_id: str, status: str = "finished") -> None:
-        await self._call(self._store.finish_table, table_id, status)
-
-    async def record_deal(
-        self,
-        table_id: str,
-        deal_no: int,
-        record: dict[str, Any],
-        players: Sequence[str | None],
-        scores: Sequence[float],
-        finished_at: str | None = None,
-        *,
-        seats: Sequence[dict[str, Any]] | None = None,
-    ) -> None:
-        # The finish time is taken now, not when a retried write finally lands.
-        await self._call(
-            _record_deal_with,
-            self._store,
-            table_id,
-            deal_no,
-            record,
-            list(players),
-            list(scores),
-            finished_at or now(),
-            seats,
-        )
-
-    async def start_deal(
-        self,
-        table_id: str,
-        deal_no: int,
-        dealer: int,
-        hands: Sequence[Sequence[str]],
-        chien: Sequence[str],
-        players: Sequence[str | None] | None = None,
-        *,
-        attempts: int | None = 3,
-    ) -> None:
-        await self._call(
-            _start_deal_at,
-            self._store,
-            table_id,
-            deal_no,
-            dealer,
-            hands,
-            chien,
-            players,
-            now(),
-            attempts=attempts,
-        )
-
-    async def append_action(
-        self, table_id: str, deal_no: int, idx: int, action: Any, *, attempts: int | None = 3
-    ) -> None:
-        """Log an action before its events go out. By default a few quick attempts only, then
-        StoreError: the server refuses the action and the table carries on when storage
-        recovers (``attempts=None`` retries until it succeeds)."""
-        await self._call(
-            self._store.append_action, table_id, deal_no, idx, action, attempts=attempts
-        )
-
-    async def writable(self, timeout: float = 1.0) -> bool:
-        """For /healthz: False at once while a write is being retried, else a real write."""
-        if self._closed or self._failing:
-            return False
-        try:
-            return await asyncio.wait_for(
-                self._call(self._store.writable, min(timeout, 0.5), retry=False), timeout
-            )
-        except (TimeoutError, StoreError):
-            return False
-
-    async def table_scores(self, table_id: str) -> list[int | float]:
-        return await self._call(self._store.table_scores, table_id, attempts=3)
-
-    async def standings(self, table_id: str | None = None) -> list[dict[str, Any]]:
-        return await self._call(self._store.standings, table_id, attempts=3)
-
-    async def unfinished_deals(self) -> list[dict[str, Any]]:
-        return await self._call(self._store.unfinished_deals, attempts=3)
-
-    async def close(self, timeout: float | None = None) -> None:
-        """Flush every pending write, then close. After ``timeout`` seconds, writes still being
-        retried stop retrying: each is logged at ERROR with its payload and fails its caller."""
-        if self._closed:
-            return
-        self._closed = True
-        cf = self._executor.submit(self._store.close)
-        fut = asyncio.wrap_future(cf)
-        try:
-            if timeout is None:
-                await asyncio.shield(fut)
-            else:
-                try:
-                    await asyncio.wait_for(asyncio.shield(fut), timeout)
-                except TimeoutError:
-                    self._give_up.set()
-                    await asyncio.shield(fut)
-        finally:
-            self._executor.shutdown(wait=False)
-
-
-def _start_deal_at(
-    store: Store,
-    table_id: str,
-    deal_no: int,
-    dealer: int,
-    hands: Sequence[Sequence[str]],
-    chien: Sequence[str],
-    players: Sequence[str | None] | None,
-    at: str,
-) -> None:
-    store.start_deal(table_id, deal_no, dealer, hands, chien, players=players, started_at=at)
-
-
-_start_deal_at.__name__ = "start_deal"
-
-
-def _record_deal_with(
-    store: Store,
-    table_id: str,
-    deal_no: int,
-    record: dict[str, Any],
-    players: Sequence[str | None],
-    scores: Sequence[float],
-    finished_at: str,
-    seats: Sequence[dict[str, Any]] | None,
-) -> None:
-    store.record_deal(table_id, deal_no, record, players, scores, finished_at, seats=seats)
-
-
-_record_deal_with.__name__ = "record_deal"
-
-
-def _payload(args: tuple) -> str:
-    """Arguments of a failed call as JSON, so an operator can recover what was not written."""
+def _ops_payload(ops: list[Op]) -> str:
+    """A failed group's writes, for the log (seat tokens are never among them: only hashes)."""
     try:
-        return _encode([a for a in args if not isinstance(a, Store)]).decode()
+        return _encode([[m, list(a), kw] for m, a, kw in ops]).decode()
     except (TypeError, msgspec.EncodeError):
-        return repr(args)
+        return repr(ops)
 
 
-def _consume(fut: asyncio.Future) -> None:
-    if not fut.cancelled():
-        fut.exception()
+Store = SqliteStore  # the name the rest of the code and the tests have always used

@@ -20,8 +20,8 @@ from server.ops.metrics import Metrics
 from server.rules import (
     OVER,
 )
+from server.store.base import StoreError, StoreFenced
 from server.store.journal import Journal, Op, op
-from server.store.sqlite import StoreError
 from server.tables.decider import Decider
 from server.tables.seats import Connection, Seat, TableOptions
 
@@ -53,7 +53,12 @@ class TableHost(Protocol):
     @property
     def sessions(self) -> Mapping[str, Connection]:  # live connections by id
         ...
+
+    @property
+    def tables(self) -> MutableMapping[str, Any]:  # the tables it serves, by id
+        ...
     def forget(self, table: Any) -> None: ...
+    def lost(self, table: Any) -> None: ...  # another worker adopted it (a write was fenced)
 
 
 class TableBase:
@@ -154,10 +159,15 @@ class TableBase:
         if journal is None:
             return None
         head = [*pending, self._save_op()] if save else pending
-        err = await journal.write(head + ops if head else ops)
+        err = await journal.write(head + ops if head else ops, self.id)
         if err is None:
             self._failures = 0
             return None
+        if isinstance(err, StoreFenced):  # not ours any more: never retried, dropped here
+            self._pending = []
+            self._dirty = False
+            self.lobby.lost(self)
+            return err
         self._failures += 1
         self._pending = [*pending, *self._pending]
         self._dirty = self._dirty or save

@@ -109,7 +109,7 @@ class Lobby:
         (written by an older server) cannot be resumed and is closed as abandoned."""
         if self.journal is None:
             return 0
-        stored = await self.store.run(lambda s: _load_open_tables(s, owned))
+        stored = await self.store.open_tables(owned)
         rebuilt: list[Table] = []
         for row, finished, unfinished in stored:
             tid = row["id"]
@@ -148,6 +148,13 @@ class Lobby:
         self.tables.pop(table.id, None)
         if self.cluster is not None:
             self.cluster.released(table.id)
+
+    def lost(self, table: Table) -> None:
+        """A write of ``table`` was fenced: another worker owns it now (cluster adoption)."""
+        if self.cluster is not None:
+            self.cluster.fenced(table.id)
+        else:
+            table.post(("lost",))
 
     def listing(self) -> list[dict[str, Any]]:
         tables = [t for t in self.tables.values() if t.opts.public and not t.closed]
@@ -200,26 +207,3 @@ class Lobby:
             await asyncio.wait(list(self.actors), timeout=5)
         while self._writes:
             await asyncio.gather(*list(self._writes), return_exceptions=True)
-
-
-def _load_open_tables(
-    store: Any, owned: Callable[[str], bool] | None
-) -> list[tuple[dict[str, Any], list[Any], list[Any]]]:
-    """On the store's thread: each open (and owned) table's row, finished deals and deals in
-    progress."""
-    ids = [
-        r[0]
-        for r in store.conn.execute(
-            "SELECT id FROM tables WHERE status = 'open' ORDER BY created_at, id"
-        )
-        if owned is None or owned(r[0])
-    ]
-    unfinished: dict[str, list[dict[str, Any]]] = {}
-    for entry in store.unfinished_deals():
-        unfinished.setdefault(entry["table_id"], []).append(entry)
-    out = []
-    for tid in ids:
-        row = store.table(tid)
-        if row is not None:
-            out.append((row, list(store.deals(tid)), unfinished.get(tid, [])))
-    return out

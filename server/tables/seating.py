@@ -236,6 +236,31 @@ class Seating(DealSequence):
             self._pending.append(op("finish_table", self.id, reason))
         log.info("table %s closed (%s)", self.id, reason)
 
+    def _lost(self) -> None:
+        """Another worker adopted this table (this one was paused or cut off past its lease):
+        stop serving it at once and write nothing more (its writes would be fenced anyway).
+        The connections at it are closed with 1001 so that their clients reconnect; their seat
+        tokens are then redirected (``wrong_worker``) to the adopter, which resumes them."""
+        if self.closed:
+            return
+        self._stop()
+        self._pending.clear()
+        self._dirty = False
+        sessions = {s.session for s in self.seats if s.session is not None} | self.spectators
+        for seat in self.seats:
+            if seat.token_hash is not None and self.lobby.tokens.get(seat.token_hash) is self:
+                self.lobby.tokens.pop(seat.token_hash, None)
+            if seat.session is not None:
+                seat.session.seats.pop(self.id, None)
+                seat.session = None
+        for sp in self.spectators:
+            sp.watching.discard(self.id)
+        self.spectators.clear()
+        self.lobby.tables.pop(self.id, None)
+        for sess in sessions:
+            sess.close_after_flush(1001, "this table moved to another worker: reconnect")
+        log.warning("table %s: dropped, another worker serves it now", self.id)
+
     def _stop(self) -> None:
         """The server stops: the table stays open in the database, to be rebuilt at the next
         start; its players resume their seats there."""

@@ -43,6 +43,8 @@ class Connection(Protocol):
 
     def abort(self, code: int, reason: str) -> None: ...
 
+    def close_after_flush(self, code: int, reason: str) -> None: ...
+
 
 @dataclass
 class TableOptions:

@@ -109,6 +109,8 @@ class Table(Seating):
             self._on_restored()
         elif kind == "stop":
             self._stop()
+        elif kind == "lost":
+            self._lost()
         # "flush": nothing to do but the flush that follows every item
         return None
 

@@ -1,0 +1,441 @@
+"""What every storage backend offers, and what they share: the ``Store`` and ``Registry``
+interfaces (``typing.Protocol``), the typed errors, and the helpers both backends use.
+
+Two backends implement them: SQLite (``server/store/sqlite.py``, embedded, the default) and
+PostgreSQL (``server/store/postgres.py``, for several hosts). :func:`server.store.open_store`
+picks one by the ``--db`` value: a path, or a ``postgresql://`` URL. The backends are
+synchronous and used from one thread each; the server runs them off the event loop through
+``server.store.aio.AsyncStore`` (the store) and the cluster's registry thread.
+
+Nothing outside ``server/store`` writes SQL: every question the server asks of the database is
+a named method here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import msgspec
+
+RECORD_FORMAT = "atout-deal/1"  # server.rules.records.FORMAT, not imported to keep this light
+AI = ""  # the ``scores.player`` of an AI seat (NULL cannot take part in a primary key)
+FINISHED_STATUSES = ("played", "annulled")
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.decode
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+class StoreError(Exception):
+    """A storage failure the server can report; ``code`` is stable and machine-readable.
+
+    ``transient`` errors (locked database, full disk, I/O, read-only file, lost connection) may
+    succeed when retried once the cause is gone; others (conflicting data, corrupt file) will
+    not.
+    """
+
+    code = "storage_error"
+    transient = False
+
+
+class StoreLocked(StoreError):
+    """Another writer holds the lock (SQLite), or the transaction lost a serialization or
+    deadlock conflict (PostgreSQL): trying again will do."""
+
+    code = "storage_locked"
+    transient = True
+
+
+class StoreFull(StoreError):
+    code = "storage_full"
+    transient = True
+
+
+class StoreReadOnly(StoreError):
+    """A read-only file (SQLite) or a read-only server (a PostgreSQL standby, or
+    ``default_transaction_read_only``)."""
+
+    code = "storage_read_only"
+    transient = True  # permissions, a remount or a failover can be fixed while the server runs
+
+
+class StoreIOError(StoreError):
+    code = "storage_io"
+    transient = True
+
+
+class StoreDisconnected(StoreError):
+    """The database server cannot be reached (connection lost, refused, or shutting down)."""
+
+    code = "storage_disconnected"
+    transient = True
+
+
+class StoreConflict(StoreError):
+    """A write contradicts what is stored (a different record under the same deal number...)."""
+
+    code = "storage_conflict"
+
+
+class StoreFenced(StoreError):
+    """A write of a table this worker no longer owns: another worker adopted it (a higher
+    ownership epoch). Never retried: the worker stops serving the table."""
+
+    code = "storage_fenced"
+
+
+class StoreClosed(StoreError):
+    code = "storage_closed"
+
+
+class WorkerIdTaken(StoreError):
+    """A worker id held by another live process."""
+
+    code = "worker_id_taken"
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def now() -> str:
+    return fmt_time(datetime.now(UTC))
+
+
+def fmt_time(dt: datetime) -> str:
+    return dt.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_time(text: str) -> str:
+    """A date or date-time (ISO 8601; naive means UTC) in the stored form. Raises ValueError."""
+    dt = datetime.fromisoformat(text.strip())
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return fmt_time(dt)
+
+
+def num(x: float | int | None) -> int | float:
+    """A stored score: exact halves as floats, whole numbers as ints."""
+    if x is None:
+        return 0
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def json_value(obj: Any) -> Any:
+    """``obj`` as plain JSON data (tuples become lists, structs become dicts)."""
+    return _decode(_encode(obj))
+
+
+def check_record(
+    rec: Any, players: Sequence[str | None], scores: Sequence[float]
+) -> dict[str, Any]:
+    """The record's result, after checking the arguments agree with each other."""
+    if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
+        raise ValueError(f"record_deal needs an {RECORD_FORMAT} record")
+    result = rec.get("result")
+    if not isinstance(result, dict) or result.get("status") not in FINISHED_STATUSES:
+        raise ValueError("record_deal needs a finished record with its result")
+    if len(players) != 4 or len(scores) != 4:
+        raise ValueError("players and scores must list the four seats")
+    stored = result.get("scores")
+    if stored is not None and [float(x) for x in stored] != [float(x) for x in scores]:
+        raise ValueError(
+            f"scores {list(scores)} are not the deal's result scores {stored} "
+            "(record_deal takes this deal's scores, not cumulative ones)"
+        )
+    return result
+
+
+def check_dealt(
+    hands: Sequence[Sequence[str]], chien: Sequence[str], players: Sequence[str | None] | None
+) -> tuple[dict[str, Any], list[str | None]]:
+    """``start_deal``'s arguments checked: the dealt cards as stored, the four seats."""
+    if len(hands) != 4:
+        raise ValueError("hands must list four hands")
+    seats = list(players) if players is not None else [None] * 4
+    if len(seats) != 4:
+        raise ValueError("players must list four seats")
+    return {"hands": [list(h) for h in hands], "chien": list(chien)}, seats
+
+
+# The key order of the objects a record is made of, as the server writes them (records.py,
+# scoring.py): ``canonical`` restores it, so that a record reads back byte for byte the same
+# from both backends (jsonb keeps its keys in an order of its own).
+_RECORD_KEYS = ("format", "dealer", "hands", "chien", "actions", "result", "meta")
+_ACTION_KEYS = ("type", "seat", "contract", "cards", "announce", "card")
+_RESULT_KEYS = (
+    "status", "reason", "taker", "contract", "multiplier", "chelem_announced", "oudlers",
+    "target", "taker_points", "won", "base", "petit_au_bout", "poignee", "chelem",
+    "per_defender", "scores",
+)  # fmt: skip
+_META_KEYS = ("table_id", "deal_no", "players", "finished_at")
+
+
+def _ordered(d: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    out = {k: d[k] for k in keys if k in d}
+    for k in sorted(d):  # keys the server does not write (yet): after, in a fixed order
+        if k not in out:
+            out[k] = _sorted(d[k])
+    return out
+
+
+def _sorted(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _sorted(x[k]) for k in sorted(x)}
+    if isinstance(x, list):
+        return [_sorted(v) for v in x]
+    return x
+
+
+def canonical(rec: dict[str, Any]) -> dict[str, Any]:
+    """A record (or partial record) with its keys in the server's order, recursively."""
+    out = _ordered(rec, _RECORD_KEYS)
+    if isinstance(out.get("actions"), list):
+        out["actions"] = [
+            _ordered(a, _ACTION_KEYS) if isinstance(a, dict) else a for a in out["actions"]
+        ]
+    if isinstance(out.get("result"), dict):
+        out["result"] = _ordered(out["result"], _RESULT_KEYS)
+    if isinstance(out.get("meta"), dict):
+        out["meta"] = _ordered(out["meta"], _META_KEYS)
+    return out
+
+
+def table_dict(row: Sequence[Any]) -> dict[str, Any]:
+    tid, name, options, status, created, finished, deals = row
+    return {
+        "id": tid,
+        "name": name,
+        "options": _decode(options) if isinstance(options, str | bytes) else options,
+        "status": status,
+        "created_at": created,
+        "finished_at": finished,
+        "deals": deals,
+    }
+
+
+def partial_record(dealer: int, dealt: Any, actions: list[Any]) -> dict[str, Any]:
+    """The ``atout-deal/1`` record (without result) of a deal in progress."""
+    cards = dealt if isinstance(dealt, dict) else (_decode(dealt) if dealt else None)
+    cards = cards or {"hands": [], "chien": []}
+    return {
+        "format": RECORD_FORMAT,
+        "dealer": dealer,
+        "hands": cards["hands"],
+        "chien": cards["chien"],
+        "actions": actions,
+    }
+
+
+# --- the interfaces -------------------------------------------------------------------------
+
+#: One write of a journal batch: the name of a Store write method, its arguments, its keywords.
+Op = tuple[str, tuple[Any, ...], dict[str, Any]]
+#: Who may write a table: (table id, worker, ownership epoch), checked in the write transaction.
+Fence = tuple[str, int, int]
+#: An open table as stored: its row, its finished deal records, its deals in progress.
+OpenTable = tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
+
+
+class Store(Protocol):
+    """The store: tables, finished deals and scores, players, the action log (crash safety).
+
+    Synchronous; one thread at a time. Every write is one transaction and idempotent (the same
+    call twice changes nothing the second time; a contradicting one raises StoreConflict).
+    Failures raise a typed StoreError. The methods and their exact behaviour are those of the
+    SQLite implementation (its docstrings); the tests run on both backends.
+    """
+
+    readonly: bool
+
+    def schema_version(self) -> list[str]: ...
+    def writable(self, timeout: float = 0.5) -> bool: ...
+
+    # tables
+    def create_table(
+        self,
+        table_id: str,
+        name: str,
+        options: dict[str, Any],
+        *,
+        status: str = "open",
+        created_at: str | None = None,
+    ) -> None: ...
+    def set_table_status(self, table_id: str, status: str) -> None: ...
+    def finish_table(self, table_id: str, status: str = "finished") -> None: ...
+    def table(self, table_id: str) -> dict[str, Any] | None: ...
+    def tables(self, *, unfinished: bool = False) -> list[dict[str, Any]]: ...
+    def open_tables(self, owned: Callable[[str], bool] | None = None) -> list[OpenTable]: ...
+
+    # deals and scores
+    def record_deal(
+        self,
+        table_id: str,
+        deal_no: int,
+        record: dict[str, Any],
+        players: Sequence[str | None],
+        scores: Sequence[float],
+        finished_at: str | None = None,
+    ) -> None: ...
+    def table_scores(self, table_id: str) -> list[int | float]: ...
+    def deals(
+        self, table_id: str | None = None, since: str | None = None
+    ) -> Iterator[dict[str, Any]]: ...
+    def standings(self, table_id: str | None = None) -> list[dict[str, Any]]: ...
+
+    # the action log
+    def start_deal(
+        self,
+        table_id: str,
+        deal_no: int,
+        dealer: int,
+        hands: Sequence[Sequence[str]],
+        chien: Sequence[str],
+        *,
+        players: Sequence[str | None] | None = None,
+        started_at: str | None = None,
+    ) -> None: ...
+    def append_action(self, table_id: str, deal_no: int, idx: int, action: Any) -> None: ...
+    def unfinished_deals(self) -> list[dict[str, Any]]: ...
+    def abandon_deal(self, table_id: str, deal_no: int) -> None: ...
+
+    # the journal: many tables' writes in one transaction
+    def write_batch(
+        self, groups: list[list[Op]], fences: list[Fence | None] | None = None
+    ) -> list[BaseException | None]:
+        """Every group (one table's writes, in order) in ONE transaction, each group all or
+        nothing (a savepoint). Per group: None once written, or the error that refused it
+        (then nothing of it was written; a ``fences`` entry that no longer matches the
+        table's owner row gives StoreFenced). A transient failure of the storage itself
+        raises instead: nothing of the batch was written."""
+        ...
+
+    # copying, maintenance
+    def dump_rows(self) -> Iterator[tuple[str, list[dict[str, Any]]]]: ...
+    def load_rows(self, table: str, rows: list[dict[str, Any]]) -> None: ...
+    def backup(self, dest: str, *, overwrite: bool = False) -> None: ...
+    def close(self) -> None: ...
+
+
+@dataclass
+class WorkerRow:
+    """A worker's registration."""
+
+    worker: int
+    url: str
+    pid: int
+    host: str
+    started_at: float
+    heartbeat_at: float
+    listing_rev: int
+    slot: int | None = None  # its place on its host (ports PORT+slot), when a supervisor runs it
+
+    def live(self, now: float, stale_after: float, host: str) -> bool:
+        """Renewed its lease lately and, on this host, its process exists."""
+        if now - self.heartbeat_at > stale_after:
+            return False
+        return self.host != host or pid_alive(self.pid)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (a zombie awaiting its parent does not)."""
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        return stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3] != b"Z"
+    except (OSError, ValueError):
+        return True  # no /proc: trust kill()
+
+
+#: (table id, owner, epoch) of a table that changed hands
+Adopted = tuple[str, int, int]
+
+
+class Registry(Protocol):
+    """The cluster's shared state (server/cluster/worker.py): worker registrations with their
+    heartbeat lease and published lobby listing, table ownership with its epoch (the fencing
+    token), and the seat tokens' tables (by SHA-256 only). Synchronous, one thread."""
+
+    #: whether ``listen`` can push listing changes (PostgreSQL's LISTEN/NOTIFY)
+    pushes: bool
+
+    def register(
+        self,
+        worker: int | None,
+        url: str,
+        pid: int,
+        host: str,
+        now: float,
+        stale_after: float,
+        slot: int | None = None,
+    ) -> int:
+        """Register (``worker`` None: allocate a new id); returns the worker id. Raises
+        WorkerIdTaken when a live process holds ``worker``."""
+        ...
+
+    def set_url(self, worker: int, pid: int, url: str) -> None: ...
+    def deregister(self, worker: int | None, pid: int, host: str | None = None) -> None:
+        """Not a redirect target any more; ``worker`` None: the one process ``pid`` of
+        ``host`` registered (the supervisor does not know the ids the registry allocated)."""
+        ...
+
+    def workers(self) -> list[WorkerRow]: ...
+    def worker(self, worker: int) -> WorkerRow | None: ...
+    def beat(
+        self,
+        worker: int,
+        pid: int,
+        now: float,
+        listing: bytes | None,
+        known: dict[int, tuple[int, int]],
+    ) -> tuple[bool, list[WorkerRow], dict[int, list[dict[str, Any]]]]: ...
+
+    def claim_tables(self, worker: int, table_ids: list[str], now: float) -> None:
+        """Record new tables as ``worker``'s at epoch 1 (never takes one from another)."""
+        ...
+
+    def owned_tables(self, worker: int) -> dict[str, int]:
+        """The open tables ``worker`` owns: table id -> epoch."""
+        ...
+
+    def adopt(
+        self,
+        worker: int,
+        now: float,
+        stale_after: float,
+        host: str,
+        slot: int | None,
+        include_own: bool = False,
+    ) -> list[Adopted]:
+        """Take over the open tables of workers whose lease expired (or, on this host, the
+        dead predecessor in ``slot``; with ``include_own``, a previous process under our own
+        id): a compare-and-set of each owner row that bumps its epoch. Returns what was taken
+        (table id, previous owner, new epoch)."""
+        ...
+
+    def close_table(self, table_id: str, now: float, fence: Fence | None = None) -> None: ...
+    def table_owner(self, table_id: str) -> tuple[int | None, bool, WorkerRow | None]: ...
+    def index_tokens(self, pairs: list[tuple[str, str]]) -> None: ...
+    def drop_token(self, hashed: str, fence: Fence | None = None) -> None: ...
+    def token_table(self, hashed: str) -> str | None: ...
+    def notify(self) -> None:
+        """Tell the other workers the listings changed (PostgreSQL: NOTIFY)."""
+        ...
+
+    def listen(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for a listing change from another worker."""
+        ...
+
+    def close(self) -> None: ...
