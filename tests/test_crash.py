@@ -21,13 +21,12 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from helpers_server import Client, actions_in_view, choose, create_table
 from websockets.exceptions import ConnectionClosed
 
-from server.store.sqlite import Store
+from server.store import open_store as Store
 
 SERVER = [sys.executable, "-m", "server.cli"]
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)")
@@ -37,7 +36,7 @@ ACTIONS = frozenset({"bid", "discard", "chelem", "poignee", "play"})
 class ServerProcess:
     """``atout-server serve`` as a child process; its log lines are kept (``self.lines``)."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: str) -> None:
         self.db = db
         self.lines: list[str] = []
         self.proc: asyncio.subprocess.Process | None = None
@@ -283,8 +282,7 @@ def _c(p: Player) -> Client:
     return p.c
 
 
-async def test_kill_9_in_the_middle_of_deals_loses_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "atout.db"
+async def test_kill_9_in_the_middle_of_deals_loses_nothing(db: str) -> None:
     server = ServerProcess(db)
     logs: list[str] = []
     port = await server.start()

@@ -11,14 +11,14 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any
 
+from fixtures_pg import database_bytes
 from helpers_server import Client, autoplay, create_table, is_event, running_server, table_finished
 
 from server.rules.randplay import random_deal
 from server.rules.records import record_of
-from server.store.sqlite import Store
+from server.store import open_store as Store
 
 SEED = 3  # reproducible deals: no petit sec ending a deal where a test expects to play
 
@@ -31,7 +31,7 @@ async def _resume(port: int, name: str, token: str, v: int | None) -> tuple[Clie
     return c, snap
 
 
-def _stored_table(db: Path, tid: str) -> dict[str, Any]:
+def _stored_table(db: str, tid: str) -> dict[str, Any]:
     s = Store(str(db), readonly=True)
     try:
         row = s.table(tid)
@@ -41,8 +41,7 @@ def _stored_table(db: Path, tid: str) -> dict[str, Any]:
         s.close()
 
 
-async def test_tokens_are_stored_hashed_and_resume_after_a_restart(tmp_path: Path) -> None:
-    db = tmp_path / "atout.db"
+async def test_tokens_are_stored_hashed_and_resume_after_a_restart(db: str) -> None:
     async with running_server(db, seed=SEED, absent_wait=30.0) as srv:
         c = await Client.connect(srv.port, "ann")
         tid = await create_table(c, deals=1)
@@ -52,8 +51,7 @@ async def test_tokens_are_stored_hashed_and_resume_after_a_restart(tmp_path: Pat
         token = c.token
         assert token is not None
         last_v = c.events(tid)[-1]["v"]
-    files = [db, Path(f"{db}-wal")]
-    raw = b"".join(f.read_bytes() for f in files if f.exists())
+    raw = database_bytes(db)
     assert token.encode() not in raw  # never the token itself
     seats = _stored_table(db, tid)["options"]["live"]["seats"]
     assert seats[2]["kind"] == "human" and seats[2]["name"] == "ann"
@@ -71,8 +69,7 @@ async def test_tokens_are_stored_hashed_and_resume_after_a_restart(tmp_path: Pat
         await autoplay(bad, tid, random.Random(4), table_finished)
 
 
-async def test_versions_only_go_up_across_restarts(tmp_path: Path) -> None:
-    db = tmp_path / "atout.db"
+async def test_versions_only_go_up_across_restarts(db: str) -> None:
     async with running_server(db, seed=SEED, absent_wait=30.0) as srv:
         c = await Client.connect(srv.port, "ann")
         tid = await create_table(c, deals=1)
@@ -93,7 +90,7 @@ async def test_versions_only_go_up_across_restarts(tmp_path: Path) -> None:
         await autoplay(c2, tid, random.Random(2), table_finished)
 
 
-def _seed_crashed_deal(db: Path) -> tuple[str, dict[str, Any]]:
+def _seed_crashed_deal(db: str) -> tuple[str, dict[str, Any]]:
     """A table as a server killed right after storing a deal's last action leaves it: the
     deal is complete in the action log, its record is not stored."""
     rec = record_of(random_deal(42, dealer=1))
@@ -133,8 +130,7 @@ def _seed_crashed_deal(db: Path) -> tuple[str, dict[str, Any]]:
     return tid, rec
 
 
-async def test_a_deal_complete_in_the_log_is_finished_by_the_rebuild(tmp_path: Path) -> None:
-    db = tmp_path / "atout.db"
+async def test_a_deal_complete_in_the_log_is_finished_by_the_rebuild(db: str) -> None:
     tid, rec = _seed_crashed_deal(db)
     async with running_server(db, seed=SEED, absent_wait=0.01, grace=30.0) as srv:
         t = srv.lobby.tables[tid]
@@ -158,8 +154,7 @@ async def test_a_deal_complete_in_the_log_is_finished_by_the_rebuild(tmp_path: P
         assert tid not in srv.lobby.tables
 
 
-async def test_between_deals_the_next_one_comes(tmp_path: Path) -> None:
-    db = tmp_path / "atout.db"
+async def test_between_deals_the_next_one_comes(db: str) -> None:
     async with running_server(db, seed=SEED, absent_wait=30.0, deal_pause=0.5) as srv:
         c = await Client.connect(srv.port, "ann")
         tid = await create_table(c, deals=2)
@@ -176,7 +171,7 @@ async def test_between_deals_the_next_one_comes(tmp_path: Path) -> None:
     assert _deals(db, tid) == [1, 2]
 
 
-def _deals(db: Path, tid: str) -> list[int]:
+def _deals(db: str, tid: str) -> list[int]:
     s = Store(str(db), readonly=True)
     try:
         return [d["meta"]["deal_no"] for d in s.deals(tid)]
@@ -184,8 +179,7 @@ def _deals(db: Path, tid: str) -> list[int]:
         s.close()
 
 
-async def test_tables_nobody_sits_at_are_closed_on_start(tmp_path: Path) -> None:
-    db = tmp_path / "atout.db"
+async def test_tables_nobody_sits_at_are_closed_on_start(db: str) -> None:
     async with running_server(db, seed=SEED) as srv:
         c = await Client.connect(srv.port, "ann")
         empty = await create_table(c, deals=1)  # waiting, nobody seated

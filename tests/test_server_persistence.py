@@ -7,11 +7,10 @@ import json
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 from helpers_server import Client, autoplay, create_table, is_event, running_server, table_finished
 
-from server.store.sqlite import Store
+from server.store import open_store as Store
 
 SERVER = [sys.executable, "-m", "server.cli"]
 
@@ -25,8 +24,7 @@ async def _play(port: int, name: str, deals: int, seed: int) -> tuple[str, Clien
     return tid, c
 
 
-async def test_deals_and_scores_survive_a_restart_and_export_replays(tmp_path: Path) -> None:
-    db = tmp_path / "atout.db"
+async def test_deals_and_scores_survive_a_restart_and_export_replays(db: str) -> None:
     seen: dict[str, list[dict]] = {}
     totals: dict[str, list[float]] = {}
     async with running_server(db) as srv:

@@ -1,4 +1,9 @@
-"""server/store/sqlite.py: schema and migrations, deals and scores, the action log, errors, backups."""
+"""The store (server/store/base.py) on both backends: deals and scores, the action log, batches
+and fences, errors; and what is SQLite's own (its migrations, file modes, locks, backups).
+
+Tests taking ``store`` run twice, on SQLite and on PostgreSQL (tests/fixtures_pg.py); the
+PostgreSQL specifics (its errors for real: a lost connection, a read-only server, a held row
+lock, a full disk) are in tests/test_store_postgres.py."""
 
 from __future__ import annotations
 
@@ -52,10 +57,37 @@ def path(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def store(path: str):
+def store(db: str):
+    """A store on each backend (``db``: a SQLite file, then a PostgreSQL database)."""
+    from server.store import open_store
+
+    s = open_store(db)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def sqlite_store(path: str):
     s = Store(path)
     yield s
     s.close()
+
+
+def q(store: Any, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """Rows of a query (``?`` placeholders) on either backend; JSON columns as stored text."""
+    if hasattr(store, "conn"):
+        return [tuple(r) for r in store.conn.execute(sql, args).fetchall()]
+    with store._connection().cursor() as cur:
+        cur.execute(sql.replace("?", "%s"), args)
+        return [tuple(r) for r in cur.fetchall()]
+
+
+def execute(store: Any, sql_sqlite: str, sql_pg: str) -> None:
+    """A statement that each backend spells its own way."""
+    if hasattr(store, "conn"):
+        store.conn.executescript(sql_sqlite)
+    else:
+        store._connection().execute(sql_pg)
 
 
 def tables_of(path: str) -> set[str]:
@@ -151,27 +183,29 @@ def test_record_deal_stores_the_deal_and_the_scores(store: Store) -> None:
         "finished_at": "2026-07-01T10:00:00.000Z",
     }
     assert store.table_scores("t1") == rec["result"]["scores"]
-    row = store.conn.execute(
-        "SELECT dealer, status, contract, taker, seat0, seat1, scores FROM deals"
-    ).fetchone()
+    (row,) = q(store, "SELECT dealer, status, contract, taker, seat0, seat1, scores FROM deals")
     result = rec["result"]
     assert row[:4] == (0, result["status"], result.get("contract"), result.get("taker"))
     assert row[4:6] == ("ann", None)
-    names = [r[0] for r in store.conn.execute("SELECT name FROM players ORDER BY name")]
+    names = [r[0] for r in q(store, "SELECT name FROM players ORDER BY name")]
     assert names == ["ann", "bob"]
     assert store.table("t1")["deals"] == 1
 
 
 def test_record_deal_is_one_transaction(store: Store) -> None:
     """When the score update fails, the deal is not stored either."""
-    store.conn.execute(
-        "CREATE TRIGGER fail_scores BEFORE INSERT ON scores BEGIN SELECT RAISE(ABORT, 'boom'); END"
+    execute(
+        store,
+        "CREATE TRIGGER fail_scores BEFORE INSERT ON scores BEGIN SELECT RAISE(ABORT, 'boom'); END",
+        "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " RAISE EXCEPTION 'boom'; END $$;"
+        " CREATE TRIGGER fail_scores BEFORE INSERT ON scores FOR EACH ROW EXECUTE FUNCTION boom()",
     )
     with pytest.raises(StoreError, match="boom"):
         record(store, "t1", 1, played(1))
     assert list(store.deals()) == []
-    assert store.conn.execute("SELECT COUNT(*) FROM deals").fetchone()[0] == 0
-    store.conn.execute("DROP TRIGGER fail_scores")
+    assert q(store, "SELECT COUNT(*) FROM deals")[0][0] == 0
+    execute(store, "DROP TRIGGER fail_scores", "DROP TRIGGER fail_scores ON scores")
     record(store, "t1", 1, played(1))
     assert len(list(store.deals())) == 1
 
@@ -227,10 +261,13 @@ def test_an_annulled_deal_counts_as_played_with_zero(store: Store) -> None:
     record(store, "t1", 1, rec)
     assert store.table_scores("t1") == [0, 0, 0, 0]
     assert store.standings("t1")[0]["deals"] == 1
-    assert store.conn.execute("SELECT status, taker FROM deals").fetchone() == ("annulled", None)
+    assert q(store, "SELECT status, taker FROM deals") == [("annulled", None)]
 
 
-def test_everything_survives_a_restart(path: str) -> None:
+def test_everything_survives_a_restart(db: str) -> None:
+    from server.store import open_store as Store
+
+    path = db
     s = Store(path)
     s.create_table("t1", "First", {})
     recs = [played(i, dealer=i % 4) for i in range(5)]
@@ -332,9 +369,12 @@ def _rebuild(entry: dict) -> DealState:
     return st
 
 
-def test_an_interrupted_deal_is_rebuilt_by_replay(path: str) -> None:
+def test_an_interrupted_deal_is_rebuilt_by_replay(db: str) -> None:
     import random
 
+    from server.store import open_store as Store
+
+    path = db
     rng = random.Random(7)
     full = random_deal(11, dealer=2)
     rec = record_of(full)
@@ -362,7 +402,7 @@ def test_an_interrupted_deal_is_rebuilt_by_replay(path: str) -> None:
     final = msgspec.json.decode(msgspec.json.encode(record_of(st)))
     s.record_deal("t1", 3, final, PLAYERS, final["result"]["scores"])
     assert s.unfinished_deals() == []
-    assert s.conn.execute("SELECT COUNT(*) FROM actions").fetchone()[0] == 0  # in the record now
+    assert q(s, "SELECT COUNT(*) FROM actions")[0][0] == 0  # in the record now
     (stored,) = s.deals()
     assert stored["actions"] == final["actions"]
     s.close()
@@ -395,10 +435,10 @@ def test_closing_a_table_abandons_its_deal_in_progress(store: Store) -> None:
     store.finish_table("t1", "closed")
     assert store.unfinished_deals() == []
     assert [d["meta"]["deal_no"] for d in store.deals()] == [1]  # not exported
-    status, partial = store.conn.execute(
-        "SELECT status, record FROM deals WHERE deal_no = 2"
-    ).fetchone()
-    assert status == "abandoned" and '"actions":[{' in partial
+    ((status, partial),) = q(store, "SELECT status, record FROM deals WHERE deal_no = 2")
+    if isinstance(partial, str):
+        partial = msgspec.json.decode(partial)
+    assert status == "abandoned" and partial["actions"][0] == played(2, dealer=1)["actions"][0]
     with pytest.raises(StoreConflict):
         store.append_action("t1", 2, 1, rec["actions"][1])
 
@@ -454,7 +494,8 @@ def test_a_locked_database_raises_a_typed_error_and_recovers(path: str) -> None:
     s.close()
 
 
-def test_a_full_disk_raises_a_typed_error_and_loses_nothing(store: Store) -> None:
+def test_a_full_disk_raises_a_typed_error_and_loses_nothing(sqlite_store: Store) -> None:
+    store = sqlite_store
     record(store, "t1", 1, played(1))
     before = store.table_scores("t1")
     pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
@@ -524,14 +565,14 @@ def test_a_read_only_file(path: str) -> None:
 
 def test_writable_is_a_real_write(store: Store) -> None:
     assert store.writable() is True
-    first = store.conn.execute("SELECT checked_at FROM health").fetchone()
-    assert first is not None
+    assert q(store, "SELECT checked_at FROM health")[0][0] is not None
 
 
 # --- backups --------------------------------------------------------------------------------
 
 
-def test_backup_is_a_valid_copy_taken_online(store: Store, tmp_path: Path) -> None:
+def test_backup_is_a_valid_copy_taken_online(sqlite_store: Store, tmp_path: Path) -> None:
+    store = sqlite_store
     recs = [played(i) for i in range(3)]
     for i, rec in enumerate(recs):
         record(store, "t1", i + 1, rec)

@@ -19,25 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.store.base import Registry, Store
+from server.store.base import Registry, Store, describe, is_postgres
 
-
-def is_postgres(db: str) -> bool:
-    """Whether ``db`` (the ``--db`` value) names a PostgreSQL database."""
-    return db.startswith(("postgresql://", "postgres://"))
-
-
-def describe(db: str) -> str:
-    """``db`` for logs and messages: a URL without its password."""
-    if not is_postgres(db):
-        return db
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(db)
-    if parts.password is None:
-        return db
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+__all__ = ["describe", "is_postgres", "open_registry", "open_store"]
 
 
 def open_store(db: str, **options: Any) -> Store:

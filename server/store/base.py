@@ -102,6 +102,24 @@ class WorkerIdTaken(StoreError):
 # --- helpers --------------------------------------------------------------------------------
 
 
+def is_postgres(db: str) -> bool:
+    """Whether ``db`` (the ``--db`` value) names a PostgreSQL database."""
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def describe(db: str) -> str:
+    """``db`` for logs and messages: a URL without its password."""
+    if not is_postgres(db):
+        return db
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(db)
+    if parts.password is None:
+        return db
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 def now() -> str:
     return fmt_time(datetime.now(UTC))
 
