@@ -1,5 +1,6 @@
 """Cluster mode for real: ``atout-server serve --workers 2`` (the supervisor) runs two worker
-processes on consecutive free ports sharing one temporary SQLite database.
+processes on consecutive free ports sharing one temporary database: a SQLite file (worker n is
+the one on port P+n), then a PostgreSQL database (the registry allocates the ids).
 
 A table created on worker 0 is listed by worker 1 with worker 0's URL; asking worker 1 to join
 it answers ``wrong_worker`` with that URL; the client follows it and plays a whole deal.
@@ -14,7 +15,6 @@ import os
 import random
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -26,10 +26,12 @@ from typing import Any
 
 import msgspec
 import pytest
+from fixtures_pg import new_database
 from helpers_server import TIMEOUT, Client, autoplay, is_event, table_finished
 from websockets.asyncio.client import connect
 
 from server.rules.records import replay_line
+from server.store import open_registry, open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,26 +58,29 @@ def free_port_pair() -> int:
 class Running:
     proc: subprocess.Popen[bytes]
     port: int
-    db: Path
+    db: str
     log: Path
 
     def url(self, n: int) -> str:
         return f"ws://127.0.0.1:{self.port + n}/"
 
-    def workers(self) -> dict[int, tuple[str, int]]:
-        """worker -> (url, pid) as registered now."""
-        conn = sqlite3.connect(self.db, timeout=5)
+    def workers(self) -> dict[int, tuple[str, int, int]]:
+        """place n (port P+n) -> (url, pid, worker id) of the live registrations now."""
+        try:
+            reg = open_registry(self.db)
+        except Exception:  # not created yet
+            return {}
         try:
             return {
-                w: (u, p)
-                for w, u, p in conn.execute(
-                    "SELECT worker, url, pid FROM workers WHERE NOT stopped"
-                )
+                int(r.url.rsplit(":", 1)[1].strip("/")) - self.port: (r.url, r.pid, r.worker)
+                for r in reg.workers()
+                if r.url
             }
-        except sqlite3.OperationalError:  # not created yet
-            return {}
         finally:
-            conn.close()
+            reg.close()
+
+    def worker_id(self, n: int) -> int:
+        return self.workers()[n][2]
 
     def healthy(self, n: int) -> bool:
         try:
@@ -99,13 +104,19 @@ class Running:
         raise AssertionError(f"worker {n} not ready:\n{self.log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def cluster(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Running]:
     tmp = tmp_path_factory.mktemp("cluster")
     port = free_port_pair()
-    db, log = tmp / "atout.db", tmp / "server.log"
+    log = tmp / "server.log"
+    if request.param == "sqlite":
+        db = str(tmp / "atout.db")
+    else:
+        db = new_database(request.getfixturevalue("pg_server"))
     cmd = [sys.executable, "-m", "server.cli", "serve", "--workers", "2", "--port", str(port)]
-    cmd += ["--db", str(db), "--think-delay", "0", "--deal-pause", "0", "--heartbeat", "0.2"]
+    cmd += ["--db", db, "--think-delay", "0", "--deal-pause", "0", "--heartbeat", "0.2"]
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     running = Running(proc, port, db, log)
@@ -146,7 +157,8 @@ async def test_redirect_follow_and_play(cluster: Running) -> None:
     created = await ada.request({"type": "create_table", "name": "on worker 0", "deals": 1})
     info = created["table"]
     tid = info["table"]
-    assert tid.startswith("w0-") and info["url"] == cluster.url(0)
+    w0 = cluster.worker_id(0)
+    assert tid.startswith(f"w{w0}-") and info["url"] == cluster.url(0)
 
     # Worker 1 lists worker 0's table, with worker 0's URL.
     (entry,) = await listed(bob, tid)
@@ -155,7 +167,7 @@ async def test_redirect_follow_and_play(cluster: Running) -> None:
     # Worker 1 sends Bob to worker 0.
     e = await bob.request({"type": "join", "table": tid})
     assert e["type"] == "error" and e["code"] == "wrong_worker", e
-    assert e["details"] == {"url": cluster.url(0), "worker": 0, "table": tid}
+    assert e["details"] == {"url": cluster.url(0), "worker": w0, "table": tid}
     e = await bob.request({"type": "watch", "table": tid})
     assert e["code"] == "wrong_worker"
 
@@ -180,14 +192,11 @@ async def test_redirect_follow_and_play(cluster: Running) -> None:
     # The deal is stored once, in the shared database (written just after its events).
     deadline = time.monotonic() + 10
     while True:
-        conn = sqlite3.connect(cluster.db, timeout=5)
+        store = open_store(cluster.db, readonly=True)
         try:
-            stored = conn.execute(
-                "SELECT status FROM deals WHERE table_id = ? AND status != 'in_progress'",
-                (tid,),
-            ).fetchall()
+            stored = [(d["result"]["status"],) for d in store.deals(tid)]
         finally:
-            conn.close()
+            store.close()
         if stored or time.monotonic() > deadline:
             break
         await asyncio.sleep(0.05)
@@ -204,7 +213,7 @@ async def test_killing_a_worker_leaves_the_other_alone(cluster: Running) -> None
     tid = (await bob.request({"type": "create_table", "name": "safe", "deals": 3}))["table"][
         "table"
     ]
-    assert tid.startswith("w1-")
+    assert tid.startswith(f"w{cluster.worker_id(1)}-")
     await listed(bob, on_a)
     await bob.join(tid)
     assert (await bob.request({"type": "start", "table": tid}))["type"] == "ok"
@@ -230,7 +239,7 @@ async def test_killing_a_worker_leaves_the_other_alone(cluster: Running) -> None
 
 
 def test_supervisor_stops_cleanly(cluster: Running) -> None:
-    pids = [pid for _, pid in cluster.workers().values()]
+    pids = [pid for _, pid, _ in cluster.workers().values()]
     assert len(pids) == 2
     cluster.proc.send_signal(signal.SIGTERM)
     assert cluster.proc.wait(15) == 0

@@ -1,5 +1,6 @@
-"""Cluster mode inside one test process: two worker Servers on free ports sharing one SQLite
-file, to check the routing rules one by one (the real multi-process run is test_cluster.py)."""
+"""Cluster mode inside one test process: two worker Servers on free ports sharing one database
+(SQLite, then PostgreSQL), to check the routing rules one by one (the real multi-process runs
+are test_cluster.py and test_cluster_adopt.py)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures_pg import database_bytes
 from helpers_server import TIMEOUT, Client, create_table
 from websockets.asyncio.client import connect
 
 from server.cluster.worker import ClusterError, public_url, token_hash, worker_of
 from server.config import Config
 from server.net.app import Server
+from server.store import is_postgres, open_registry
 from server.store.aio import AsyncStore
-from server.store.sqlite_registry import SqliteRegistry
 
 
 @asynccontextmanager
@@ -71,10 +73,19 @@ async def not_(check: Any) -> bool:
     return not await check
 
 
-def rows(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+def rows(db: Path | str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """A query (``?`` placeholders) on the shared database, SQLite or PostgreSQL."""
+    if is_postgres(str(db)):
+        import psycopg
+
+        with psycopg.connect(str(db), autocommit=True) as c:
+            cur = c.execute(sql.replace("?", "%s"), args)
+            return [tuple(r) for r in cur.fetchall()] if cur.description else []
     conn = sqlite3.connect(db)
     try:
-        return conn.execute(sql, args).fetchall()
+        out = conn.execute(sql, args).fetchall()
+        conn.commit()
+        return out
     finally:
         conn.close()
 
@@ -88,8 +99,7 @@ def test_helpers() -> None:
     assert len(token_hash("x")) == 64
 
 
-async def test_routing_between_two_workers(tmp_path: Path) -> None:
-    db = tmp_path / "c.db"
+async def test_routing_between_two_workers(db: str) -> None:
     async with worker(db, 0) as a, worker(db, 1) as b:
         url_a = f"ws://127.0.0.1:{a.port}/"
         assert a.cluster is not None and a.cluster.url == url_a
@@ -134,8 +144,7 @@ async def test_routing_between_two_workers(tmp_path: Path) -> None:
                 rows(db, "SELECT 1 FROM token_owner WHERE token_hash = ?", token_hash(token))
             )
         )
-        dump = "\n".join(sqlite3.connect(db).iterdump())
-        assert token not in dump
+        assert token.encode() not in database_bytes(db)
         e = await cb.request({"type": "resume", "token": token})
         assert e["code"] == "wrong_worker" and e["details"] == redirect
         fresh = await Client.connect(b.port, "Ada", hello=False)
@@ -175,8 +184,7 @@ async def test_routing_between_two_workers(tmp_path: Path) -> None:
             await c.close()
 
 
-async def test_stale_and_missing_registrations(tmp_path: Path) -> None:
-    db = tmp_path / "c.db"
+async def test_stale_and_missing_registrations(db: str) -> None:
     async with worker(db, 0) as a, worker(db, 1) as b:
         ca = await Client.connect(a.port, "Ada")
         cb = await Client.connect(b.port, "Bob")
@@ -188,9 +196,7 @@ async def test_stale_and_missing_registrations(tmp_path: Path) -> None:
 
         await eventually(listed_on_b)
         # The prefix answers while the ownership row is not there (yet).
-        conn = sqlite3.connect(db)
-        conn.execute("DELETE FROM table_owner WHERE table_id = ?", (tid,))
-        conn.commit()
+        rows(db, "DELETE FROM table_owner WHERE table_id = ?", tid)
         e = await cb.request({"type": "join", "table": tid})
         assert e["code"] == "wrong_worker" and e["details"]["worker"] == 0
 
@@ -198,9 +204,7 @@ async def test_stale_and_missing_registrations(tmp_path: Path) -> None:
         assert a.cluster is not None and a.cluster._beat is not None
         a.cluster._beat.cancel()
         await asyncio.sleep(0.2)  # a beat already handed to the registry thread lands first
-        conn.execute("UPDATE workers SET heartbeat_at = heartbeat_at - 3600 WHERE worker = 0")
-        conn.commit()
-        conn.close()
+        rows(db, "UPDATE workers SET heartbeat_at = heartbeat_at - 3600 WHERE worker = 0")
         e = await cb.request({"type": "join", "table": tid})
         assert e["code"] == "no_such_table"
         await eventually(lambda: not_(listed_on_b()))  # from B's next heartbeat on
@@ -208,8 +212,7 @@ async def test_stale_and_missing_registrations(tmp_path: Path) -> None:
             await c.close()
 
 
-async def test_a_worker_id_is_held_once(tmp_path: Path) -> None:
-    db = tmp_path / "c.db"
+async def test_a_worker_id_is_held_once(db: str) -> None:
     async with worker(db, 0) as a:
         twin = Server(Config(port=0, db=str(db), worker_id=0, heartbeat=0.05), AsyncStore(str(db)))
         assert twin.cluster is not None
@@ -222,15 +225,16 @@ async def test_a_worker_id_is_held_once(tmp_path: Path) -> None:
         assert rows(db, "SELECT worker, pid FROM workers") == [(0, a.cluster.pid)]  # type: ignore[union-attr]
     assert rows(db, "SELECT * FROM workers WHERE NOT stopped") == []  # deregistered on stop
     # A registration left by a dead process does not block the id.
-    reg = SqliteRegistry(str(db))
+    reg = open_registry(db)
     reg.register(0, "ws://gone/", 2**22 + 12345, "elsewhere", time.time() - 60, 3.0)
     reg.close()
+    # its lease ran out a minute ago (PostgreSQL times leases by its own clock)
+    rows(db, "UPDATE workers SET heartbeat_at = heartbeat_at - 60 WHERE worker = 0")
     async with worker(db, 0):
         pass
 
 
-async def test_without_worker_id_nothing_changes(tmp_path: Path) -> None:
-    db = tmp_path / "c.db"
+async def test_without_worker_id_nothing_changes(db: str) -> None:
     settings = {"port": 0, "think_delay": 0.0, "deal_pause": 0.0, "db": str(db)}
     server = Server(Config(**settings), AsyncStore(str(db)))  # type: ignore[arg-type]
     assert server.cluster is None
@@ -242,5 +246,30 @@ async def test_without_worker_id_nothing_changes(tmp_path: Path) -> None:
         await c.close()
     finally:
         await server.stop()
-    tables = {r[0] for r in rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert "workers" not in tables
+    if not is_postgres(db):  # (on PostgreSQL the registry comes with the store's migrations)
+        tables = {r[0] for r in rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "workers" not in tables
+
+
+async def test_another_hosts_new_table_is_listed_within_a_second(pg_url: str) -> None:
+    """PostgreSQL pushes listing changes (LISTEN/NOTIFY): with heartbeats 10 s apart, a table
+    created on one host is listed by another at once, not at its next heartbeat."""
+    async with (
+        worker(pg_url, 0, heartbeat=10.0, host_name="h1") as a,
+        worker(pg_url, 1, heartbeat=10.0, host_name="h2") as b,
+    ):
+        assert a.cluster is not None and b.cluster is not None
+        ca = await Client.connect(a.port, "Ada")
+        cb = await Client.connect(b.port, "Bob")
+        await asyncio.sleep(0.5)  # both listeners are listening
+        tid = await create_table(ca, name="pushed")
+        t0 = time.monotonic()
+
+        async def listed_on_b() -> bool:
+            r = await cb.request({"type": "list_tables"})
+            return any(t["table"] == tid for t in r["tables"])
+
+        await eventually(listed_on_b, timeout=5)
+        assert time.monotonic() - t0 < 1.0
+        for c in (ca, cb):
+            await c.close()
