@@ -1,0 +1,405 @@
+// The application: start-up, routing (#/ landing, #/t/ID a seat, #/w/ID watching), the landing
+// page (quick game, lobby, table creation), and the settings and rules dialogs.
+
+import { h, $, clear, announce } from "./dom.js";
+import { t, setLanguage, browserLanguage, currentLanguage, LANGUAGES, num } from "./i18n.js";
+import * as S from "./settings.js";
+import * as store from "./store.js";
+import { connectionFor, originURL } from "./net.js";
+import { TableView } from "./table.js";
+import { openRules } from "./rules.js";
+import { errorText, dialog } from "./ui.js";
+
+const DEFAULT_LEVELS = ["random", "heuristic", "strong"];
+
+export const app = {
+  settings: S.load(),
+  name: store.getName(),
+  conn: null,
+  view: null,
+  pendingStart: null,
+  aiLevels() {
+    const w = this.conn && this.conn.welcome;
+    if (w && Array.isArray(w.ai_levels) && w.ai_levels.length) {
+      return w.ai_levels.map((x) => (typeof x === "string" ? { level: x } : x));
+    }
+    return DEFAULT_LEVELS.map((level) => ({ level }));
+  },
+  defaultLevel() {
+    const levels = this.aiLevels().map((x) => x.level);
+    for (const l of ["normal", "heuristic"]) if (levels.includes(l)) return l;
+    return levels[0];
+  },
+  levelName(level) {
+    const key = "ai." + level;
+    const known = ["random", "heuristic", "strong", "easy", "normal"];
+    return known.includes(level) ? t(key) : level;
+  },
+  displayName() {
+    return (this.name || "").trim() || t("landing.default_name");
+  },
+  connection() {
+    this.conn = connectionFor(originURL(), this.displayName().slice(0, 32));
+    return this.conn;
+  },
+  go(hash) {
+    if (location.hash === hash) route();
+    else location.hash = hash;
+  },
+  async setLanguage(code) {
+    this.settings.lang = code;
+    S.save(this.settings);
+    await setLanguage(code);
+    renderChrome();
+    if (this.view && this.view.relabel) this.view.relabel();
+    else route();
+  },
+};
+window.__atout = app; // for the tests and the curious: the live state, read-only by convention
+
+// ----------------------------------------------------------------------------------- chrome
+
+function renderChrome() {
+  const header = clear($("#top"));
+  header.append(
+    h("a", { class: "brand", href: "#/", "aria-label": t("nav.home") },
+      h("span", { class: "brand-mark", "aria-hidden": "true" }, "A"),
+      h("span", { class: "brand-name" }, "Atout")),
+    h("nav", { class: "top-actions", "aria-label": t("nav.label") },
+      h("button", { type: "button", class: "ghost", id: "open-rules", onclick: () => openRules(app) }, t("nav.rules")),
+      h("button", { type: "button", class: "ghost", id: "open-settings", onclick: openSettings }, t("nav.settings"))),
+  );
+  document.title = t("app.title");
+  $("#skip").textContent = t("nav.skip");
+  $("#noscript-hint") && $("#noscript-hint").remove();
+}
+
+// ----------------------------------------------------------------------------------- routing
+
+function route() {
+  const m = /^#\/([tw])\/([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
+  if (app.view) {
+    app.view.dispose();
+    app.view = null;
+  }
+  const main = clear($("#view"));
+  if (m) {
+    app.view = new TableView(app, main, m[2], m[1] === "w" ? "watch" : "seat");
+  } else {
+    app.view = new Landing(main);
+  }
+  app.view.start();
+}
+
+// ----------------------------------------------------------------------------------- landing
+
+class Landing {
+  constructor(root) {
+    this.root = root;
+    this.tables = [];
+    this.next = null;
+    this.total = null;
+    this.error = null;
+    this.loading = true;
+    this.onOpen = () => this.refresh();
+  }
+
+  start() {
+    this.render();
+    const c = app.connection();
+    c.addEventListener("open", this.onOpen);
+    c.open().catch(() => {
+      this.error = t("err.connect");
+      this.loading = false;
+      this.renderLobby();
+    });
+    if (c.state === "open") this.refresh();
+  }
+
+  dispose() {
+    if (app.conn) app.conn.removeEventListener("open", this.onOpen);
+  }
+
+  relabel() {
+    clear(this.root);
+    this.render();
+    this.renderLobby();
+  }
+
+  render() {
+    const s = app.settings;
+    const nameInput = h("input", {
+      id: "name", name: "name", type: "text", maxlength: "32", autocomplete: "nickname",
+      value: app.name, placeholder: t("landing.default_name"), required: false,
+    });
+    nameInput.addEventListener("change", () => {
+      app.name = nameInput.value.trim().slice(0, 32);
+      store.setName(app.name);
+    });
+    const lang = h("select", { id: "lang", name: "lang" },
+      LANGUAGES.map((l) => h("option", { value: l.code, selected: l.code === currentLanguage(), lang: l.code }, l.name)));
+    lang.addEventListener("change", () => app.setLanguage(lang.value));
+    const length = h("select", { id: "series", name: "series" },
+      [["d1", t("series.one")], ["d4", t("series.deals", { n: 4 })], ["d8", t("series.deals", { n: 8 })],
+        ["s500", t("series.score", { n: 500 })], ["s1000", t("series.score", { n: 1000 })]]
+        .map(([v, label]) => h("option", { value: v }, label)));
+    length.value = sessionStorage.getItem("atout.series") || "d1";
+    const level = h("select", { id: "level", name: "level" },
+      app.aiLevels().map((x) => h("option", { value: x.level }, app.levelName(x.level))));
+    level.value = sessionStorage.getItem("atout.level") || app.defaultLevel();
+    this.levelSelect = level;
+    const play = h("button", { type: "submit", class: "primary big", id: "play-ai" }, t("landing.play_ai"));
+    const form = h("form", { class: "quick", id: "quick", "aria-labelledby": "quick-title" },
+      h("h2", { id: "quick-title" }, t("landing.quick_title")),
+      h("p", { class: "lede" }, t("landing.tagline")),
+      h("div", { class: "fields" },
+        h("label", { for: "name" }, t("landing.name")), nameInput,
+        h("label", { for: "lang" }, t("landing.language")), lang,
+        h("label", { for: "series" }, t("landing.series")), length,
+        h("label", { for: "level" }, t("landing.level")), level),
+      play,
+      h("p", { class: "form-error", role: "alert", id: "quick-error" }));
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      app.name = nameInput.value.trim().slice(0, 32);
+      store.setName(app.name);
+      sessionStorage.setItem("atout.series", length.value);
+      sessionStorage.setItem("atout.level", level.value);
+      play.disabled = true;
+      try {
+        const opts = { name: t("quick.table_name", { name: app.displayName() }), public: false, ai: level.value };
+        const v = length.value;
+        if (v[0] === "d") opts.deals = Number(v.slice(1));
+        else opts.target_score = Number(v.slice(1));
+        await this.createAndSit(opts, true);
+      } catch (err) {
+        $("#quick-error").textContent = errorText(err);
+        play.disabled = false;
+      }
+    });
+
+    this.lobbyBox = h("section", { class: "lobby", "aria-labelledby": "lobby-title" });
+    this.root.append(
+      h("div", { class: "landing" },
+        h("section", { class: "hero" },
+          h("h1", {}, t("landing.title")),
+          h("p", { class: "sub" }, t("landing.subtitle")),
+          h("div", { class: "hero-cards", "aria-hidden": "true" })),
+        form,
+        this.createForm(),
+        this.lobbyBox,
+        h("section", { class: "join-id", "aria-labelledby": "joinid-title" },
+          h("h2", { id: "joinid-title" }, t("landing.join_title")),
+          this.joinForm())));
+    import("./cards.js").then(({ cardSVG }) => {
+      const box = this.root.querySelector(".hero-cards");
+      if (!box) return;
+      for (const c of ["T21", "EX", "HK", "T1"]) box.append(h("span", { class: "hero-card" }, cardSVG(c, currentLanguage(), t("card.excuse_short"))));
+    });
+    this.renderLobby();
+  }
+
+  joinForm() {
+    const input = h("input", { id: "join-id", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("landing.join_placeholder") });
+    const f = h("form", { class: "inline" },
+      h("label", { for: "join-id", class: "sr-only" }, t("landing.join_label")), input,
+      h("button", { type: "submit" }, t("landing.join_go")));
+    f.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const v = input.value.trim();
+      const m = /([A-Za-z0-9_-]{6,64})\s*$/.exec(v.replace(/.*#\/[tw]\//, ""));
+      if (m) app.go("#/t/" + m[1]);
+    });
+    return f;
+  }
+
+  createForm() {
+    const levels = app.aiLevels();
+    const sel = (id, label) => [h("label", { for: id }, label),
+      h("select", { id, name: id }, levels.map((x) => h("option", { value: x.level, selected: x.level === app.defaultLevel() }, app.levelName(x.level))))];
+    const f = h("form", { class: "create", id: "create" },
+      h("div", { class: "fields" },
+        h("label", { for: "c-name" }, t("create.name")),
+        h("input", { id: "c-name", type: "text", maxlength: "64", placeholder: t("quick.table_name", { name: app.displayName() }) }),
+        h("span", { class: "label" }, t("create.visibility")),
+        h("div", { class: "radios", role: "radiogroup", "aria-label": t("create.visibility") },
+          h("label", {}, h("input", { type: "radio", name: "c-public", value: "1", checked: true }), t("create.public")),
+          h("label", {}, h("input", { type: "radio", name: "c-public", value: "0" }), t("create.private"))),
+        h("span", { class: "label" }, t("create.end")),
+        h("div", { class: "radios end" },
+          h("label", {}, h("input", { type: "radio", name: "c-end", value: "deals", checked: true }), t("create.deals")),
+          h("input", { id: "c-deals", type: "number", min: "1", max: "1000", value: "4", "aria-label": t("create.deals_n") }),
+          h("label", {}, h("input", { type: "radio", name: "c-end", value: "score" }), t("create.target")),
+          h("input", { id: "c-target", type: "number", min: "1", max: "100000", value: "500", "aria-label": t("create.target_n") })),
+        h("label", { for: "c-timer" }, t("create.timer")),
+        h("select", { id: "c-timer" }, [["", t("create.no_timer")], ["30", "30 s"], ["60", "60 s"], ["120", "2 min"], ["300", "5 min"]]
+          .map(([v, l]) => h("option", { value: v }, l))),
+        ...sel("c-ai1", t("create.ai_right")),
+        ...sel("c-ai2", t("create.ai_across")),
+        ...sel("c-ai3", t("create.ai_left")),
+        h("span", { class: "label" }, t("create.you")),
+        h("label", { class: "check" }, h("input", { type: "checkbox", id: "c-sit", checked: true }), t("create.sit"))),
+      h("button", { type: "submit", class: "primary", id: "create-go" }, t("create.go")),
+      h("p", { class: "form-error", role: "alert", id: "create-error" }));
+    f.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const val = (id) => f.querySelector("#" + id).value;
+      const opts = {
+        public: f.querySelector('input[name="c-public"]:checked').value === "1",
+        ai: [val("c-ai2"), val("c-ai1"), val("c-ai2"), val("c-ai3")],
+      };
+      const name = val("c-name").trim();
+      opts.name = name || t("quick.table_name", { name: app.displayName() });
+      if (f.querySelector('input[name="c-end"]:checked').value === "deals") opts.deals = Number(val("c-deals")) || 4;
+      else opts.target_score = Number(val("c-target")) || 500;
+      if (val("c-timer")) opts.turn_timer = Number(val("c-timer"));
+      try {
+        await this.createAndSit(opts, false, f.querySelector("#c-sit").checked);
+      } catch (err) {
+        f.querySelector("#create-error").textContent = errorText(err);
+      }
+    });
+    return h("details", { class: "panel create-box", id: "create-box" },
+      h("summary", {}, h("span", { class: "h2like" }, t("create.title")), h("span", { class: "hint" }, t("create.hint"))), f);
+  }
+
+  async createAndSit(opts, start, sit = true) {
+    const c = app.connection();
+    await c.open();
+    const created = await c.request({ type: "create_table", ...opts });
+    const info = created.table;
+    if (info.url && info.url !== c.url) store.setSeat(info.table, { url: info.url });
+    store.setSeat(info.table, { creator: true });
+    if (start) app.pendingStart = info.table;
+    app.go((sit ? "#/t/" : "#/w/") + info.table);
+  }
+
+  async refresh(more = false) {
+    const c = app.conn;
+    if (!c || c.state !== "open") return;
+    try {
+      const req = { type: "list_tables" };
+      if (more && this.next) req.cursor = this.next;
+      const ans = await c.request(req);
+      this.tables = more ? [...this.tables, ...ans.tables] : ans.tables;
+      this.next = ans.next ?? null;
+      this.total = ans.total ?? null;
+      this.error = null;
+    } catch (e) {
+      this.error = errorText(e);
+    }
+    this.loading = false;
+    this.renderLobby();
+    // The levels of this server may differ from the defaults (welcome.ai_levels).
+    const lv = this.levelSelect;
+    if (lv && c.welcome && c.welcome.ai_levels && lv.options.length !== c.welcome.ai_levels.length) {
+      clear(this.root);
+      this.render();
+    }
+  }
+
+  renderLobby() {
+    const box = this.lobbyBox;
+    if (!box) return;
+    clear(box);
+    const refresh = h("button", { type: "button", class: "ghost small", id: "lobby-refresh", onclick: () => this.refresh() }, t("lobby.refresh"));
+    box.append(h("div", { class: "row-head" }, h("h2", { id: "lobby-title" }, t("lobby.title")), refresh));
+    if (this.error) box.append(h("p", { class: "form-error", role: "alert" }, this.error));
+    if (this.loading) {
+      box.append(h("p", { class: "muted" }, t("lobby.loading")));
+      return;
+    }
+    if (!this.tables.length) {
+      box.append(h("p", { class: "muted", id: "lobby-empty" }, t("lobby.empty")));
+      return;
+    }
+    const rows = this.tables.map((ti) => {
+      const humans = ti.seats.filter((s) => s.kind === "human");
+      const free = ti.seats.some((s) => s.kind !== "human");
+      const deal = ti.deals ? t("lobby.deal_of", { n: ti.deal_no, total: ti.deals }) : t("lobby.deal_target", { n: ti.deal_no, target: ti.target_score });
+      return h("tr", {},
+        h("th", { scope: "row" }, ti.name),
+        h("td", {}, t("state." + ti.state)),
+        h("td", {}, humans.map((s) => s.name).join(", ") || "—", " ", h("span", { class: "muted" }, t("lobby.humans", { n: humans.length }))),
+        h("td", {}, deal),
+        h("td", {}, String(ti.spectators)),
+        h("td", { class: "actions" },
+          free && ti.state !== "finished" ? h("a", { class: "button small", href: "#/t/" + ti.table, "aria-label": t("lobby.join_named", { name: ti.name }) }, t("lobby.join")) : null,
+          h("a", { class: "button small ghost", href: "#/w/" + ti.table, "aria-label": t("lobby.watch_named", { name: ti.name }) }, t("lobby.watch"))));
+    });
+    box.append(h("div", { class: "table-wrap" }, h("table", { class: "lobby-table" },
+      h("caption", { class: "sr-only" }, t("lobby.title")),
+      h("thead", {}, h("tr", {}, [t("lobby.name"), t("lobby.state"), t("lobby.players"), t("lobby.deal"), t("lobby.watchers"), h("span", { class: "sr-only" }, t("lobby.actions"))].map((x) => h("th", { scope: "col" }, x)))),
+      h("tbody", {}, rows))));
+    if (this.next) box.append(h("button", { type: "button", class: "ghost", id: "lobby-more", onclick: () => this.refresh(true) }, t("lobby.more", { n: this.tables.length, total: this.total ?? "?" })));
+  }
+}
+
+// ----------------------------------------------------------------------------------- settings
+
+function openSettings() {
+  const s = app.settings;
+  const slider = (key, label, hint) => {
+    const id = "set-" + key;
+    const out = h("output", { for: id, id: id + "-out" }, s[key] + " %");
+    const input = h("input", { type: "range", id, min: "0", max: "100", step: "5", value: String(s[key]), "aria-describedby": hint ? id + "-hint" : null });
+    input.addEventListener("input", () => {
+      s[key] = Number(input.value);
+      out.textContent = s[key] + " %";
+      S.apply(s);
+      S.save(s);
+      if (app.view && app.view.refreshLayout) app.view.refreshLayout();
+    });
+    return [h("label", { for: id }, label), h("div", { class: "range" }, input, out), hint ? h("p", { class: "hint", id: id + "-hint" }, hint) : null];
+  };
+  const lang = h("select", { id: "set-lang" }, LANGUAGES.map((l) => h("option", { value: l.code, lang: l.code, selected: l.code === currentLanguage() }, l.name)));
+  lang.addEventListener("change", async () => {
+    await app.setLanguage(lang.value);
+    dlg.close();
+    openSettings();
+  });
+  const schemeSel = h("select", { id: "set-scheme" }, [["auto", t("settings.scheme_auto")], ["light", t("settings.scheme_light")], ["dark", t("settings.scheme_dark")]]
+    .map(([v, l]) => h("option", { value: v, selected: s.scheme === v }, l)));
+  schemeSel.addEventListener("change", () => {
+    s.scheme = schemeSel.value;
+    S.apply(s);
+    S.save(s);
+  });
+  const reset = h("button", { type: "button", class: "ghost", id: "set-reset" }, t("settings.reset"));
+  reset.addEventListener("click", () => {
+    const keepLang = s.lang;
+    Object.assign(s, S.DEFAULTS, { lang: keepLang });
+    S.apply(s);
+    S.save(s);
+    dlg.close();
+    openSettings();
+  });
+  const dlg = dialog("settings", t("settings.title"),
+    h("div", { class: "fields settings" },
+      h("label", { for: "set-lang" }, t("settings.language")), lang,
+      ...slider("contrast", t("settings.contrast")),
+      ...slider("grain", t("settings.grain")),
+      ...slider("temperature", t("settings.temperature"), t("settings.temperature_hint")),
+      ...slider("cardSize", t("settings.card_size")),
+      ...slider("animation", t("settings.animation"), window.matchMedia("(prefers-reduced-motion: reduce)").matches ? t("settings.reduced_motion") : t("settings.animation_hint")),
+      h("label", { for: "set-scheme" }, t("settings.scheme")), schemeSel),
+    [reset]);
+  dlg.showModal();
+}
+
+// ----------------------------------------------------------------------------------- start
+
+async function boot() {
+  S.apply(app.settings);
+  for (const q of ["(prefers-color-scheme: dark)", "(prefers-reduced-motion: reduce)"]) {
+    window.matchMedia(q).addEventListener("change", () => S.apply(app.settings));
+  }
+  await setLanguage(app.settings.lang || browserLanguage());
+  renderChrome();
+  window.addEventListener("hashchange", route);
+  route();
+  document.documentElement.classList.add("ready");
+}
+
+boot();
+export { announce, num };

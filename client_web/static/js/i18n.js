@@ -1,0 +1,69 @@
+// Translations: English, French, Czech (one module each, loaded on demand). t(key, params)
+// fills {name} placeholders; a template may be an object of plural forms keyed by
+// Intl.PluralRules categories ({one, few, many, other}) chosen by params.n.
+
+export const LANGUAGES = [
+  { code: "en", name: "English" },
+  { code: "fr", name: "Français" },
+  { code: "cs", name: "Čeština" },
+];
+
+let lang = "en";
+let table = {};
+let namer = null; // the language's own card names, if it has them
+let plurals = new Intl.PluralRules("en");
+let numbers = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
+/** Keys asked for but missing in the current language (tests assert this stays empty). */
+export const missing = new Set();
+window.__atoutMissing = missing;
+
+/** The first of the browser's preferred languages we speak, else English. */
+export function browserLanguage() {
+  for (const l of navigator.languages || [navigator.language || "en"]) {
+    const code = String(l).slice(0, 2).toLowerCase();
+    if (LANGUAGES.some((x) => x.code === code)) return code;
+  }
+  return "en";
+}
+
+export async function setLanguage(code) {
+  if (!LANGUAGES.some((x) => x.code === code)) code = "en";
+  const mod = await import(`./lang/${code}.js`);
+  lang = code;
+  table = mod.default;
+  namer = mod.cardName || null;
+  plurals = new Intl.PluralRules(code);
+  numbers = new Intl.NumberFormat(code, { maximumFractionDigits: 1 });
+  document.documentElement.lang = code;
+}
+
+export const currentLanguage = () => lang;
+
+/** A number as the language writes it (45.5 -> "45,5" in French and Czech). */
+export const num = (x) => numbers.format(x).replace(/^-/, "−");
+
+/** A signed number: +58, −174. */
+export const signed = (x) => (x > 0 ? "+" : x < 0 ? "−" : "") + numbers.format(Math.abs(x));
+
+export function t(key, params = {}) {
+  let tpl = table[key];
+  if (tpl === undefined) {
+    missing.add(`${lang}:${key}`);
+    return key;
+  }
+  if (typeof tpl === "object") {
+    const cat = plurals.select(Number(params.n));
+    tpl = tpl[cat] ?? tpl.other;
+  }
+  return tpl.replace(/\{(\w+)\}/g, (m, k) => {
+    if (!(k in params)) return m;
+    const v = params[k];
+    return typeof v === "number" ? num(v) : String(v);
+  });
+}
+
+/** The current language's own name for a card, or null (cards.js asks this first). */
+t.cardName = (code) => (namer ? namer(code) : null);
+
+/** Whether a key exists (for optional texts, e.g. a rule number without its own sentence). */
+export const has = (key) => key in table;

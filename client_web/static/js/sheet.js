@@ -1,0 +1,161 @@
+// End of deal: the score sheet (as a club player writes it: contract, oudlers, points made and
+// needed, margin, base, petit au bout, poignée, chelem, each seat's score) and the deal review,
+// trick by trick, from the deal's record.
+
+import { h, clear } from "./dom.js";
+import { t, num, signed, currentLanguage } from "./i18n.js";
+import { cardSVG, cardName, cardNames } from "./cards.js";
+import { MULTIPLIER, reviewOf } from "./model.js";
+import { dialog } from "./ui.js";
+
+export function openSheet(view, r, live) {
+  const m = view.model;
+  const res = r.result;
+  const body = h("div", { class: "sheet", id: "sheet" });
+  if (res.status === "annulled") {
+    body.append(h("p", { class: "big" }, t("sheet.annulled", { n: r.deal_no, reason: t("reason." + res.reason) })));
+  } else {
+    const d = Math.abs(res.taker_points - res.target);
+    const rows = [
+      [t("sheet.contract"), `${t("contract." + res.contract)}` + (res.chelem_announced ? " · " + t("sheet.chelem_announced") : "")],
+      [t("sheet.taker"), view.seatName(res.taker)],
+      [t("sheet.oudlers"), num(res.oudlers)],
+      [t("sheet.needed"), num(res.target)],
+      [t("sheet.points"), num(res.taker_points)],
+      [t("sheet.defence"), num(91 - res.taker_points)],
+      [t("sheet.outcome"), t(res.won ? "sheet.made" : "sheet.failed", { d })],
+      [t("sheet.base"), `(25 + ${num(d)}) × ${res.multiplier} = ${signed(res.base)}`],
+      [t("sheet.petit"), res.petit_au_bout ? signed(res.petit_au_bout) : "—"],
+      [t("sheet.poignee"), res.poignee ? signed(res.poignee) : "—"],
+      [t("sheet.chelem"), res.chelem ? signed(res.chelem) : "—"],
+      [t("sheet.per_defender"), signed(res.per_defender)],
+    ];
+    body.append(h("p", { class: "verdict " + (res.won ? "won" : "lost") }, view.tx(res.won ? "sheet.verdict_won" : "sheet.verdict_lost", res.taker, { contract: t("contract." + res.contract) })),
+      h("table", { class: "sheet-table", id: "sheet-table" }, h("caption", { class: "sr-only" }, t("sheet.title", { n: r.deal_no })),
+        h("tbody", {}, rows.map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, v))))));
+  }
+  const total = m.info.scores;
+  const scoreRows = [0, 1, 2, 3].map((s) => h("tr", { class: s === m.seat ? "me" : "" },
+    h("th", { scope: "row" }, view.seatName(s) + (res.taker === s ? ` (${t("seat.taker")})` : "")),
+    h("td", {}, signed(res.scores[s])), h("td", {}, num(total[s]))));
+  body.append(h("table", { class: "sheet-scores", id: "sheet-scores" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sheet.player")), h("th", { scope: "col" }, t("sheet.this_deal")), h("th", { scope: "col" }, t("sheet.total")))),
+    h("tbody", {}, scoreRows)));
+  // The series so far (the deals seen on this page).
+  if (m.history.length > 1) {
+    body.append(h("h3", {}, t("sheet.series")), h("table", { class: "sheet-series" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sheet.deal")), [0, 1, 2, 3].map((s) => h("th", { scope: "col" }, view.seatName(s))))),
+      h("tbody", {}, m.history.map((x) => h("tr", {}, h("th", { scope: "row" }, String(x.deal_no)), x.deal.map((v) => h("td", {}, signed(v))))))));
+  }
+  if (m.info.state === "finished") {
+    const best = Math.max(...total);
+    const winners = [0, 1, 2, 3].filter((s) => total[s] === best).map((s) => view.seatName(s));
+    body.append(h("p", { class: "big final", id: "sheet-final" }, winners.length === 1 ? t("sheet.winner", { name: winners[0] }) : t("sheet.winners", { names: winners.join(", ") })));
+  }
+  body.append(h("p", { class: "muted", id: "sheet-next", role: "status" }));
+  const buttons = [];
+  if (r.record && res.status === "played") {
+    buttons.push(h("button", { type: "button", id: "open-review", onclick: () => { dlg.close(); openReview(view, r); } }, t("sheet.review")));
+  }
+  const cont = h("button", { type: "button", class: "primary", id: "sheet-close", onclick: () => dlg.close() }, m.info.state === "finished" ? t("dialog.close") : t("sheet.continue"));
+  buttons.push(cont);
+  const dlg = dialog("sheet", t("sheet.title", { n: r.deal_no }), body, buttons, { class: "table-dlg wide" });
+  dlg.showModal();
+  cont.focus();
+  return dlg;
+}
+
+export function openReview(view, r) {
+  const rec = r.record;
+  const rv = reviewOf(rec);
+  const res = rec.result;
+  const taker = res.taker;
+  const steps = 2 + rv.tricks.length + 1;
+  let step = 0;
+  const body = h("div", { class: "review", id: "review" });
+  const counter = h("p", { class: "review-step", id: "review-step", "aria-live": "polite" });
+  const prev = h("button", { type: "button", id: "review-prev", "aria-keyshortcuts": "ArrowLeft" }, "← " + t("review.prev"));
+  const next = h("button", { type: "button", class: "primary", id: "review-next", "aria-keyshortcuts": "ArrowRight" }, t("review.next") + " →");
+  const card = (c, cls = "mini") => h("span", { class: cls, title: cardName(t, c) }, cardSVG(c, currentLanguage(), t("card.excuse_short")));
+  const cardsRow = (cards, highlight = new Set()) => h("ul", { class: "mini-cards", "aria-label": cardNames(t, cards) },
+    cards.map((c) => h("li", { class: highlight.has(c) ? "hl" : "", "aria-hidden": "true" }, card(c))));
+
+  // Each seat's cards before trick k (k from 0): the hands as dealt, with the chien and the
+  // discard for a prise or garde taker, minus what was played.
+  function handsBefore(k) {
+    const hands = rec.hands.map((x) => [...x]);
+    if (rv.discard && taker != null) {
+      hands[taker] = [...hands[taker], ...rec.chien].filter((c) => !rv.discard.includes(c));
+    }
+    for (const tr of rv.tricks.slice(0, k)) tr.cards.forEach((c, i) => {
+      const s = tr.seats[i];
+      hands[s] = hands[s].filter((x) => x !== c);
+    });
+    return hands.map((x) => sortHand(x));
+  }
+
+  function draw() {
+    clear(body);
+    const had = document.activeElement;
+    prev.disabled = step === 0;
+    next.disabled = step === steps - 1;
+    // Never leave the focus on a button that just became disabled.
+    if (had === next && next.disabled) prev.focus();
+    if (had === prev && prev.disabled) next.focus();
+    if (step === 0) {
+      counter.textContent = t("review.hands");
+      body.append(h("h3", {}, t("review.hands")),
+        ...rec.hands.map((hand, s) => h("div", { class: "rv-hand" }, h("p", {}, view.seatName(s) + (s === rec.dealer ? ` (${t("seat.dealer")})` : "")), cardsRow(sortHand(hand)))),
+        h("div", { class: "rv-hand" }, h("p", {}, t("review.chien")), cardsRow(rec.chien)));
+    } else if (step === 1) {
+      counter.textContent = t("review.bidding");
+      const bids = rv.bids.map((b) => h("li", {}, `${view.seatName(b.seat)}: ${t("contract." + b.contract)}`));
+      body.append(h("h3", {}, t("review.bidding")), h("ol", { class: "rv-bids" }, bids));
+      if (rv.discard) body.append(h("p", {}, t("review.discard", { name: view.seatName(taker) })), cardsRow(rv.discard));
+      else if (res.contract === "garde_sans") body.append(h("p", {}, t("review.chien_taker")));
+      else if (res.contract === "garde_contre") body.append(h("p", {}, t("review.chien_defence")));
+      if (rv.chelem) body.append(h("p", {}, rv.chelem.announce ? t("review.chelem_yes", { name: view.seatName(taker) }) : t("review.chelem_no")));
+      for (const pg of rv.poignees) body.append(h("p", {}, t("review.poignee", { name: view.seatName(pg.seat), n: pg.cards.length })), cardsRow(pg.cards));
+    } else if (step < steps - 1) {
+      const tr = rv.tricks[step - 2];
+      counter.textContent = t("review.trick_of", { n: tr.number, total: rv.tricks.length });
+      const hands = handsBefore(step - 2);
+      const played = new Set(tr.cards);
+      body.append(h("h3", {}, t("review.trick_of", { n: tr.number, total: rv.tricks.length })),
+        h("p", { id: "review-summary" }, t("review.trick_summary", { leader: view.seatName(tr.leader), winner: view.seatName(tr.winner) })),
+        h("ol", { class: "rv-trick", id: "review-trick" }, tr.cards.map((c, i) => h("li", { class: tr.seats[i] === tr.winner ? "winner" : "" },
+          card(c, "trick-card"), h("span", {}, view.seatName(tr.seats[i]) + ": " + cardName(t, c))))),
+        h("p", { id: "review-running" }, t("review.running", { name: view.seatName(taker), p: tr.running, d: (tr.points >= 0 ? "+" : "") + num(tr.points) })),
+        h("h4", {}, t("review.hands_now")),
+        ...hands.map((hand, s) => h("div", { class: "rv-hand small" }, h("p", {}, view.seatName(s) + (s === taker ? ` (${t("seat.taker")})` : "")), cardsRow(hand, played))));
+    } else {
+      counter.textContent = t("review.end");
+      const fromTricks = rv.tricks.length ? rv.tricks[rv.tricks.length - 1].running : 0;
+      const rest = res.taker_points - fromTricks;
+      body.append(h("h3", {}, t("review.end")),
+        h("p", {}, t("review.tricks_total", { p: fromTricks })),
+        res.contract === "garde_contre" ? h("p", {}, t("review.chien_defence")) : h("p", {}, t("review.pile", { p: rest })),
+        h("p", { class: "big", id: "review-final" }, t("review.final", { p: res.taker_points, target: res.target })));
+    }
+  }
+  prev.addEventListener("click", () => { step = Math.max(0, step - 1); draw(); });
+  next.addEventListener("click", () => { step = Math.min(steps - 1, step + 1); draw(); });
+  const dlg = dialog("review", t("review.title", { n: r.deal_no }), h("div", {}, counter, body), [prev, next], { class: "table-dlg wide" });
+  dlg.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowRight") { e.preventDefault(); next.click(); }
+    if (e.key === "ArrowLeft") { e.preventDefault(); prev.click(); }
+  });
+  draw();
+  dlg.showModal();
+  next.focus();
+  return dlg;
+}
+
+const ORDER = ["S", "H", "C", "D", "T", "E"];
+const RANKS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"];
+function sortHand(cards) {
+  const key = (c) => (c === "EX" ? 999 : c[0] === "T" ? 500 + Number(c.slice(1)) : ORDER.indexOf(c[0]) * 20 + RANKS.indexOf(c.slice(1)));
+  return [...cards].sort((a, b) => key(a) - key(b));
+}
+
+export { MULTIPLIER };

@@ -1,0 +1,884 @@
+// The table screen: four seats around the felt (you at the bottom; R2.1: the next seat sits to
+// your right), the trick in the middle, your hand, the decisions, and the side panel. It follows
+// one table through the protocol: join / resume / watch, snapshot, events, your_turn.
+
+import { h, $, $$, clear, announce } from "./dom.js";
+import { t, num, signed, currentLanguage, has } from "./i18n.js";
+import { cardSVG, cardName, cardNames, isOudler, isTrump, sortCards } from "./cards.js";
+import { TableModel, TARGET, MULTIPLIER, oudlersSoFar } from "./model.js";
+import { connectionFor, originURL } from "./net.js";
+import * as store from "./store.js";
+import { trickHold } from "./settings.js";
+import { openRules } from "./rules.js";
+import { openSheet, openReview } from "./sheet.js";
+import { errorText } from "./ui.js";
+
+const POS = ["bottom", "right", "top", "left"]; // relative position of seat (me + k) % 4
+const RANK_ORDER = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"];
+
+export class TableView {
+  constructor(app, root, tableId, mode) {
+    this.app = app;
+    this.root = root;
+    this.tid = tableId;
+    this.mode = mode; // "seat" | "watch"
+    this.model = new TableModel(tableId);
+    this.status = "connecting"; // connecting | joined | watching | gone | replaced | error
+    this.notice = null; // {kind, text, rule}
+    this.selected = new Set(); // discard or poignée selection
+    this.poignee = null; // the option being chosen by hand
+    this.chelemConfirm = false;
+    this.promptKey = null;
+    this.deadline = null;
+    this.focusIndex = 0;
+    this.log = [];
+    this.pendingAction = false;
+    this.frame = 0;
+    this.listeners = [];
+    this.sheetFor = null;
+  }
+
+  // ------------------------------------------------------------------------------ lifecycle
+
+  start() {
+    const saved = store.getSeat(this.tid);
+    const url = (saved && saved.url) || originURL();
+    this.conn = connectionFor(url, this.app.displayName().slice(0, 32));
+    if (url === originURL()) this.app.conn = this.conn;
+    this.on(this.conn, "message", (e) => this.onMessage(e.detail));
+    this.on(this.conn, "state", (e) => this.onConnState(e.detail));
+    this.on(this.conn, "open", () => this.enter());
+    this.on(document, "keydown", (e) => this.onKey(e));
+    this.tick = setInterval(() => this.updateTimer(), 250);
+    this.renderNow();
+    if (this.conn.state === "open") this.enter();
+    else this.conn.open().catch((e) => this.fail(e));
+  }
+
+  dispose() {
+    for (const [target, type, fn] of this.listeners) target.removeEventListener(type, fn);
+    this.listeners = [];
+    clearInterval(this.tick);
+    cancelAnimationFrame(this.frame);
+    clearTimeout(this.holdTimer);
+    if (this.status === "watching" && this.conn.state === "open") {
+      this.conn.request({ type: "unwatch", table: this.tid }).catch(() => {});
+    }
+    for (const d of $$("dialog.table-dlg")) d.close();
+  }
+
+  on(target, type, fn) {
+    target.addEventListener(type, fn);
+    this.listeners.push([target, type, fn]);
+  }
+
+  relabel() {
+    this.renderNow();
+  }
+
+  refreshLayout() {
+    this.render();
+  }
+
+  /** (Re)attach to the table on a fresh connection: resume the seat, join, or watch. */
+  async enter() {
+    const saved = store.getSeat(this.tid);
+    try {
+      if (this.mode === "seat" && saved && saved.token) {
+        try {
+          await this.resume(saved);
+          return;
+        } catch (e) {
+          if (e.code === "wrong_worker") throw e;
+          if (e.code !== "bad_token") throw e;
+          store.setSeat(this.tid, { token: null, seat: null });
+          this.note("info", t("table.seat_released"));
+        }
+      }
+      if (this.mode === "seat") await this.join();
+      else await this.watch();
+    } catch (e) {
+      if (e.code === "wrong_worker" && e.details && e.details.url) {
+        store.setSeat(this.tid, { url: e.details.url });
+        this.dispose();
+        this.start();
+        return;
+      }
+      if (e.code === "table_full" && this.mode === "seat") {
+        this.note("info", t("table.full_watching"));
+        this.mode = "watch";
+        await this.watch().catch((e2) => this.fail(e2));
+        return;
+      }
+      if (e.code === "connection_lost") return; // the connection will come back and call us
+      this.fail(e);
+    }
+  }
+
+  async resume(saved) {
+    // With what we hold (after a drop) the server sends only the missed events; a fresh page
+    // (a reload) holds nothing and asks for a snapshot.
+    const v = this.model.info ? this.model.v : null;
+    const ans = await this.conn.request({ type: "resume", token: saved.token, v });
+    this.model.seat = ans.seat;
+    this.status = "joined";
+    store.setSeat(this.tid, { token: ans.token, seat: ans.seat });
+    this.render();
+  }
+
+  async join() {
+    const ans = await this.conn.request({ type: "join", table: this.tid, seat: null });
+    store.setSeat(this.tid, { token: ans.token, seat: ans.seat });
+    this.model.seat = ans.seat;
+    this.status = "joined";
+    if (this.app.pendingStart === this.tid) {
+      this.app.pendingStart = null;
+      await this.conn.request({ type: "start", table: this.tid }).catch((e) => this.note("error", errorText(e)));
+    }
+    this.render();
+  }
+
+  async watch() {
+    this.model.v = null;
+    await this.conn.request({ type: "watch", table: this.tid });
+    this.status = "watching";
+    this.render();
+  }
+
+  fail(e) {
+    this.status = e && e.code === "no_such_table" ? "gone" : "error";
+    this.error = errorText(e);
+    this.render();
+  }
+
+  note(kind, text, rule = null) {
+    this.notice = { kind, text, rule };
+    this.render();
+  }
+
+  onConnState(d) {
+    this.connState = d.state;
+    if (d.state === "replaced") this.status = "replaced";
+    this.render();
+  }
+
+  // ------------------------------------------------------------------------------ messages
+
+  onMessage(msg) {
+    if (msg.table !== this.tid) return;
+    const m = this.model;
+    if (msg.type === "snapshot") {
+      m.reset(msg);
+      if (msg.seat == null && this.status !== "watching") this.status = "watching";
+      if (msg.seat != null) store.setSeat(this.tid, { v: msg.v, seat: msg.seat });
+      this.promptKey = null;
+      this.logPush({ k: "log.snapshot" });
+      if (m.deal && m.deal.phase === "over" && m.info.state === "finished") this.showSheet(false);
+    } else if (msg.type === "event") {
+      if (!m.apply(msg)) {
+        this.resync();
+        return;
+      }
+      if (m.seat != null) store.setSeat(this.tid, { v: msg.v });
+      this.narrate(msg.event);
+      if (msg.event.type === "trick") this.scheduleHold();
+      if (msg.event.type === "scores") this.showSheet(true);
+      if (msg.event.type === "deal_start") this.sheetNext(msg.event.deal_no);
+      if (msg.event.type === "table_state" && msg.event.state === "closed") this.status = "gone";
+      // The series is over: show the sheet again, now with the final standings.
+      if (msg.event.type === "table_state" && msg.event.state === "finished" && document.getElementById("dlg-sheet")) this.showSheet(false, true);
+    } else if (msg.type === "your_turn") {
+      if (m.v != null && msg.v !== m.v) return; // stale: events after it are coming
+      m.setPrompt(msg);
+      this.deadline = msg.timer != null ? performance.now() + msg.timer * 1000 : null;
+      const key = `${msg.v}:${msg.legal.phase}:${msg.legal.poignees.length}`;
+      if (key !== this.promptKey) {
+        this.promptKey = key;
+        this.selected = new Set(msg.legal.discard ? msg.legal.discard.required : []);
+        this.poignee = null;
+        this.chelemConfirm = false;
+        this.pendingAction = false;
+        if (!this.notice || this.notice.kind !== "error") this.notice = null;
+        announce(t("turn.announce." + msg.legal.phase));
+      }
+    }
+    this.render();
+  }
+
+  async resync() {
+    const saved = store.getSeat(this.tid);
+    try {
+      if (this.model.seat != null && saved && saved.token) await this.resume(saved);
+      else {
+        await this.conn.request({ type: "unwatch", table: this.tid }).catch(() => {});
+        await this.watch();
+      }
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  scheduleHold() {
+    clearTimeout(this.holdTimer);
+    this.holdTimer = setTimeout(() => this.render(), trickHold(this.app.settings) + 20);
+  }
+
+  // ------------------------------------------------------------------------------ naming
+
+  me() {
+    return this.model.seat ?? 0; // spectators see seat 0 at the bottom
+  }
+
+  pos(seat) {
+    return POS[(seat - this.me() + 4) % 4];
+  }
+
+  seatName(seat) {
+    const m = this.model;
+    if (seat === m.seat) return t("seat.you");
+    const s = m.info && m.info.seats[seat];
+    if (!s) return t("seat.n", { n: seat + 1 });
+    if (s.kind === "human") return s.name || t("seat.n", { n: seat + 1 });
+    if (s.kind === "ai") return t("seat.ai_pos." + this.pos(seat));
+    return t("seat.empty_pos." + this.pos(seat));
+  }
+
+  /** "Ada" or "you" inside a sentence. */
+  who(seat) {
+    return seat === this.model.seat ? t("seat.you_inline") : this.seatName(seat);
+  }
+
+  /** t() with the "_you" variant of a key when the sentence is about our own seat (verb agreement). */
+  tx(key, seat, params = {}) {
+    const mine = seat != null && seat === this.model.seat && has(key + "_you");
+    return t(mine ? key + "_you" : key, { name: this.who(seat), ...params });
+  }
+
+  contractName(c) {
+    return t("contract." + c);
+  }
+
+  // ------------------------------------------------------------------------------ narration
+
+  logPush(entry) {
+    this.log.push(entry);
+    if (this.log.length > 60) this.log.shift();
+  }
+
+  narrate(e) {
+    const m = this.model;
+    const me = m.seat;
+    let entry = null;
+    switch (e.type) {
+      case "deal_start":
+        entry = { k: "log.deal_start", n: e.deal_no, dealer: e.dealer };
+        break;
+      case "bid":
+        entry = { k: e.contract === "pass" ? "log.pass" : "log.bid", seat: e.seat, contract: e.contract };
+        break;
+      case "contract":
+        entry = { k: "log.contract", seat: e.taker, contract: e.contract };
+        break;
+      case "chien":
+        entry = { k: "log.chien", cards: e.cards };
+        break;
+      case "discard":
+        entry = { k: e.trumps && e.trumps.length ? "log.discard_trumps" : "log.discard", seat: e.seat, cards: e.trumps };
+        break;
+      case "chelem":
+        entry = { k: e.announce ? "log.chelem_yes" : "log.chelem_no", seat: e.seat, leader: e.leader };
+        break;
+      case "poignee":
+        entry = { k: "log.poignee", seat: e.seat, level: e.level, cards: e.cards };
+        break;
+      case "play":
+        entry = { k: "log.play", seat: e.seat, card: e.card };
+        break;
+      case "trick":
+        entry = { k: "log.trick", n: e.number, seat: e.winner };
+        break;
+      case "deal_over":
+        entry = e.result.status === "annulled" ? { k: "log.annulled", reason: e.result.reason } : { k: e.result.won ? "log.made" : "log.failed", seat: e.result.taker };
+        break;
+      case "seat":
+        if (e.kind === "human" && e.connected) entry = { k: "log.seat_human", seat: e.seat };
+        else if (e.kind === "human" && !e.connected) entry = { k: "log.seat_away", seat: e.seat };
+        else if (e.kind === "ai") entry = { k: "log.seat_ai", seat: e.seat };
+        break;
+      case "table_state":
+        entry = { k: "log.state_" + e.state };
+        break;
+      default:
+        break;
+    }
+    if (entry) {
+      this.logPush(entry);
+      if (e.type !== "play" || e.seat !== me) announce(this.logText(entry));
+    }
+  }
+
+  logText(x) {
+    const p = {};
+    if (x.seat != null) p.name = this.who(x.seat);
+    if (x.dealer != null) p.name = this.who(x.dealer);
+    if (x.leader != null) p.leader = this.who(x.leader);
+    if (x.contract) p.contract = this.contractName(x.contract);
+    if (x.card) p.card = cardName(t, x.card);
+    if (x.cards) p.cards = cardNames(t, x.cards);
+    if (x.level) p.level = t("level." + x.level);
+    if (x.reason) p.reason = t("reason." + x.reason);
+    if (x.n != null) p.n = x.n;
+    const mine = x.seat != null && x.seat === this.model.seat && has(x.k + "_you");
+    return t(mine ? x.k + "_you" : x.k, p);
+  }
+
+  // ------------------------------------------------------------------------------ actions
+
+  async act(msg) {
+    if (this.pendingAction) return;
+    this.pendingAction = true;
+    try {
+      await this.conn.request({ ...msg, table: this.tid });
+      this.notice = null;
+    } catch (e) {
+      this.pendingAction = false;
+      this.refused(e, msg);
+    }
+    this.render();
+  }
+
+  refused(e, msg) {
+    let text = errorText(e);
+    if (e.code === "illegal_action" || e.code === "wrong_phase") {
+      if (msg.type === "play" && (e.rule === "R7.5" || e.rule === "R7.6")) text = t("refuse.card", { card: cardName(t, msg.card), why: this.why(msg.card) });
+      else if (e.rule && has("rule." + e.rule)) text = t("rule." + e.rule);
+      else if (e.rule && has("rule." + e.rule.split(".")[0])) text = t("rule." + e.rule.split(".")[0]);
+    }
+    this.notice = { kind: "error", text, rule: e.rule || null };
+    announce(text);
+  }
+
+  /** Why a card may not be played now, in words (R7.5, R7.6). The server decides; this explains. */
+  why(card) {
+    const d = this.model.deal;
+    const hand = (d && d.hand) || [];
+    const trick = (d && d.trick && d.trick.cards) || [];
+    const led = trick.find((c) => c !== "EX");
+    const lead = led ? led[0] : null;
+    const trumps = hand.filter((c) => isTrump(c));
+    const hi = Math.max(0, ...trick.filter(isTrump).map((c) => Number(c.slice(1))));
+    if (lead && lead !== "T" && hand.some((c) => c[0] === lead)) return t("why.follow", { suit: t("suit." + lead) });
+    const over = trumps.filter((c) => Number(c.slice(1)) > hi);
+    if (isTrump(card) && over.length && Number(card.slice(1)) < hi) return t("why.overtrump", { card: cardName(t, "T" + hi), cards: cardNames(t, over) });
+    if (lead === "T" && trumps.length) return t("why.trump_led");
+    if (trumps.length) return t("why.trump", { suit: t("suit." + lead) });
+    return t("why.other");
+  }
+
+  clickCard(code) {
+    const m = this.model;
+    const p = m.prompt;
+    const phase = p && p.legal.phase;
+    if (phase === "discard") return this.toggleDiscard(code);
+    if (this.poignee) return this.togglePoignee(code);
+    if (phase === "play") {
+      if (p.legal.plays.includes(code)) return this.act({ type: "play", card: code });
+      return this.act({ type: "play", card: code }); // refused by the server, with its rule
+    }
+    if (m.deal && m.deal.phase === "play") this.note("error", t("code.not_your_turn"));
+  }
+
+  toggleDiscard(code) {
+    const lg = this.model.prompt.legal.discard;
+    if (lg.required.includes(code)) return this.note("info", t("discard.required_card", { card: cardName(t, code) }), "R5.3");
+    if (!lg.choices.includes(code)) {
+      const key = isOudler(code) || code.endsWith("K") ? "discard.never" : "discard.no_trump";
+      return this.note("error", t(key, { card: cardName(t, code) }), isOudler(code) || code.endsWith("K") ? "R5.2" : "R5.3");
+    }
+    if (this.selected.has(code)) this.selected.delete(code);
+    else if (this.selected.size < lg.count) this.selected.add(code);
+    else return this.note("info", t("discard.full", { n: lg.count }));
+    this.notice = null;
+    this.render();
+  }
+
+  togglePoignee(code) {
+    const opt = this.poignee;
+    if (!opt.eligible.includes(code)) return this.note("error", t("poignee.not_eligible", { card: cardName(t, code) }), "R6.4");
+    if (this.selected.has(code)) this.selected.delete(code);
+    else if (this.selected.size < opt.size) this.selected.add(code);
+    this.render();
+  }
+
+  copyInvite(input) {
+    const text = input.value;
+    const done = () => this.note("ok", t("invite.copied"));
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, () => {
+        input.select();
+        this.note("info", t("invite.copy_manual"));
+      });
+    } else {
+      input.select();
+      try {
+        document.execCommand("copy");
+        done();
+      } catch {
+        this.note("info", t("invite.copy_manual"));
+      }
+    }
+  }
+
+  async leave() {
+    if (this.model.seat == null) {
+      this.app.go("#/");
+      return;
+    }
+    const playing = this.model.info && this.model.info.state === "playing";
+    if (playing && !window.confirm(t("table.leave_confirm"))) return;
+    try {
+      await this.conn.request({ type: "leave", table: this.tid });
+    } catch (e) {
+      if (e.code !== "not_seated" && e.code !== "no_such_table") {
+        this.note("error", errorText(e));
+        return;
+      }
+    }
+    store.dropSeat(this.tid);
+    this.app.go("#/");
+  }
+
+  // ------------------------------------------------------------------------------ keyboard
+
+  onKey(e) {
+    if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (document.querySelector("dialog[open]")) return;
+    const tag = (e.target && e.target.tagName) || "";
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(tag)) return;
+    const p = this.model.prompt;
+    if (p && p.legal.phase === "bidding" && /^[1-9]$/.test(e.key)) {
+      const bid = p.legal.bids[Number(e.key) - 1];
+      if (bid) {
+        e.preventDefault();
+        this.act({ type: "bid", contract: bid });
+      }
+      return;
+    }
+    if (e.key === "l" || e.key === "L") {
+      e.preventDefault();
+      this.showLast = !this.showLast;
+      this.render();
+    }
+  }
+
+  onHandKey(e) {
+    const cards = $$(".hand .card", this.root);
+    const i = cards.indexOf(document.activeElement);
+    if (i < 0) return;
+    let j = null;
+    if (e.key === "ArrowRight" || e.key === "ArrowDown") j = Math.min(cards.length - 1, i + 1);
+    else if (e.key === "ArrowLeft" || e.key === "ArrowUp") j = Math.max(0, i - 1);
+    else if (e.key === "Home") j = 0;
+    else if (e.key === "End") j = cards.length - 1;
+    if (j != null) {
+      e.preventDefault();
+      this.focusIndex = j;
+      cards.forEach((c, k) => c.setAttribute("tabindex", k === j ? "0" : "-1"));
+      cards[j].focus();
+    }
+  }
+
+  // ------------------------------------------------------------------------------ rendering
+
+  render() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.renderNow();
+    });
+  }
+
+  renderNow() {
+    const active = document.activeElement;
+    const key = active && active.dataset ? active.dataset.key : null;
+    const handIndex = active && active.closest && active.closest(".hand") ? $$(".hand .card", this.root).indexOf(active) : -1;
+    clear(this.root);
+    const m = this.model;
+    const view = h("div", { class: "tableview", dataset: { phase: (m.deal && m.deal.phase) || "none", state: (m.info && m.info.state) || "none" } });
+    view.append(this.renderBar(), this.renderBanner());
+    if (!m.info) {
+      view.append(h("div", { class: "tv-loading" }, this.status === "gone" || this.status === "error"
+        ? h("div", { class: "panel" }, h("p", { role: "alert" }, this.error || t("table.gone")), h("a", { class: "button", href: "#/" }, t("table.back")))
+        : h("p", { class: "muted" }, t("table.connecting"))));
+      this.root.append(view);
+      return;
+    }
+    const felt = h("section", { class: "felt", "aria-label": t("table.felt") });
+    for (let k = 0; k < 4; k++) felt.append(this.renderSeat((this.me() + k) % 4));
+    felt.append(this.renderCenter());
+    const side = this.renderSide();
+    const play = h("div", { class: "tv-play" }, felt, this.renderAction(), this.renderHand());
+    view.append(h("div", { class: "tv-main" }, play, side));
+    this.root.append(view);
+    // Keep the keyboard focus where it was (the same button, or the same place in the hand).
+    let target = key ? this.root.querySelector(`[data-key="${CSS.escape(key)}"]`) : null;
+    if (!target && handIndex >= 0) {
+      const cards = $$(".hand .card", this.root);
+      target = cards[Math.min(handIndex, cards.length - 1)];
+    }
+    if (target && document.activeElement !== target) target.focus({ preventScroll: true });
+  }
+
+  renderBar() {
+    const m = this.model;
+    const info = m.info;
+    const title = info ? info.name : t("table.title");
+    let sub = "";
+    if (info) {
+      const n = info.deal_no || 0;
+      sub = info.deals ? t("bar.deal_of", { n, total: info.deals }) : t("bar.deal_target", { n, target: info.target_score });
+      if (info.series > 1) sub += " · " + t("bar.series", { n: info.series });
+    }
+    const buttons = [];
+    const lt = m.lastTrick;
+    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-last", "aria-pressed": this.showLast ? "true" : "false", disabled: !lt, dataset: { key: "btn-last" }, onclick: () => { this.showLast = !this.showLast; this.render(); } }, t("bar.last_trick")));
+    if (m.lastResult && m.lastResult.record) buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-sheet", dataset: { key: "btn-sheet" }, onclick: () => this.showSheet(false, true) }, t("bar.result")));
+    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-rules", dataset: { key: "btn-rules" }, onclick: () => openRules(this.app) }, t("nav.rules")));
+    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-leave", dataset: { key: "btn-leave" }, onclick: () => this.leave() }, m.seat == null ? t("bar.stop_watching") : t("bar.leave")));
+    return h("div", { class: "tv-bar" },
+      h("div", { class: "tv-title" }, h("h1", {}, title), h("span", { class: "muted", id: "deal-no" }, sub),
+        m.seat == null && info ? h("span", { class: "chip" }, t("bar.watching")) : null),
+      h("div", { class: "tv-buttons" }, buttons));
+  }
+
+  renderBanner() {
+    const st = this.connState;
+    if (this.status === "replaced" || st === "replaced") {
+      return h("div", { class: "banner warn", role: "alert", id: "banner" }, t("net.replaced"), " ",
+        h("button", { type: "button", class: "small", id: "take-back", onclick: () => { this.status = "connecting"; this.conn.reconnectNow().catch(() => {}); } }, t("net.take_back")));
+    }
+    if (st === "reconnecting" || (st === "connecting" && this.model.info)) {
+      return h("div", { class: "banner warn", role: "status", id: "banner" }, t("net.reconnecting"), " ",
+        h("button", { type: "button", class: "small ghost", onclick: () => this.conn.reconnectNow().catch(() => {}) }, t("net.retry")));
+    }
+    if (this.status === "gone" && this.model.info) {
+      return h("div", { class: "banner", role: "status", id: "banner" }, t("table.closed"), " ", h("a", { href: "#/" }, t("table.back")));
+    }
+    return h("div", { class: "banner-space", id: "banner" });
+  }
+
+  renderSeat(seat) {
+    const m = this.model;
+    const d = m.deal;
+    const s = m.info.seats[seat];
+    const pos = this.pos(seat);
+    const turn = d && d.phase !== "over" && d.turn === seat && m.info.state === "playing";
+    const tags = [];
+    if (d && d.dealer === seat) tags.push(h("span", { class: "tag" }, t("seat.dealer")));
+    if (d && d.taker === seat) tags.push(h("span", { class: "tag taker" }, t("seat.taker"), " · ", this.contractName(d.contract)));
+    const bid = d && d.phase === "bidding" ? d.bids.find((b) => b.seat === seat) : null;
+    if (bid) tags.push(h("span", { class: "tag bid" }, this.contractName(bid.contract)));
+    const won = d ? d.tricks.filter((x) => x.winner === seat).length : 0;
+    const lines = [];
+    if (d && d.phase === "play") lines.push(h("span", { class: "muted" }, t("seat.tricks", { n: won })));
+    if (d && d.hand_sizes && seat !== m.seat && d.phase !== "over") lines.push(h("span", { class: "muted" }, t("seat.cards", { n: d.hand_sizes[seat] })));
+    if (s.kind === "human" && !s.connected) lines.push(h("span", { class: "away" }, t("seat.away")));
+    if (s.kind === "ai" || s.kind === "empty") lines.push(h("span", { class: "muted" }, t("seat.ai_level", { level: this.app.levelName(s.ai || "") })));
+    const score = m.info.scores ? m.info.scores[seat] : 0;
+    const label = [this.seatName(seat), turn ? t("seat.to_act") : "", t("seat.score", { n: score })].filter(Boolean).join(", ");
+    return h("div", { class: `seat pos-${pos}` + (turn ? " turn" : "") + (seat === m.seat ? " me" : ""), id: "seat-" + pos, role: "group", "aria-label": label, dataset: { seat: String(seat) } },
+      h("div", { class: "seat-name" }, h("span", { class: "dot " + (s.kind === "human" ? (s.connected ? "on" : "off") : "ai"), "aria-hidden": "true" }),
+        this.seatName(seat), seat !== m.seat && s.kind === "human" ? h("span", { class: "where" }, t("pos." + pos)) : null,
+        turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, t("seat.to_act")) : null),
+      h("div", { class: "seat-tags" }, tags),
+      h("div", { class: "seat-lines" }, lines, h("span", { class: "score" }, t("seat.score", { n: score }))),
+      turn && seat === m.seat && this.deadline ? h("div", { class: "timer", id: "timer", role: "timer" }, "") : null);
+  }
+
+  renderCenter() {
+    const m = this.model;
+    const d = m.deal;
+    const info = m.info;
+    const center = h("div", { class: "center" });
+    if (info.state === "waiting") {
+      center.append(this.renderWaiting());
+      return center;
+    }
+    if (!d) {
+      center.append(h("p", { class: "on-felt" }, t("table.starting")));
+      return center;
+    }
+    // The trick in progress, or the last one for a moment (or on request), or the chien.
+    let trick = d.trick && d.trick.cards.length ? d.trick : null;
+    let caption = null;
+    const lt = m.lastTrick;
+    const recent = lt && lt.at && performance.now() - lt.at < trickHold(this.app.settings);
+    if ((this.showLast || (!trick && recent)) && lt) {
+      trick = lt;
+      caption = this.tx("trick.won_by", lt.winner, { n: lt.number });
+    }
+    if (trick) {
+      const box = h("ul", { class: "trick", id: "trick", "aria-label": caption || t("trick.current", { n: d.tricks.length + 1 }) });
+      trick.cards.forEach((c, i) => {
+        const seat = (trick.leader + i) % 4;
+        const fresh = trick === d.trick && i === trick.cards.length - 1;
+        box.append(h("li", { class: `tcard at-${this.pos(seat)}` + (fresh ? " fresh" : "") + (trick.winner === seat ? " winner" : ""), "aria-label": `${this.seatName(seat)}: ${cardName(t, c)}` },
+          this.cardFace(c, "trick-card"),
+          h("span", { class: "tlabel", "aria-hidden": "true" }, i === 0 ? t("trick.led_by", { name: this.seatName(seat) }) : this.seatName(seat))));
+      });
+      center.append(box);
+      if (caption) center.append(h("p", { class: "caption on-felt" }, caption));
+      return center;
+    }
+    if (d.phase === "over") {
+      const r = d.result;
+      center.append(h("div", { class: "center-note" },
+        h("p", { class: "on-felt big" }, r.status === "annulled" ? t("center.annulled", { reason: t("reason." + r.reason) }) : this.tx(r.won ? "center.made" : "center.failed", r.taker)),
+        info.state === "finished" ? this.renderFinished() : h("p", { class: "on-felt muted" }, t("center.next_deal")),
+        h("button", { type: "button", class: "small", id: "center-sheet", onclick: () => this.showSheet(false, true) }, t("bar.result"))));
+      return center;
+    }
+    if (d.chien && (d.phase === "discard" || d.phase === "chelem")) {
+      center.append(h("div", { class: "chien-show" }, h("p", { class: "on-felt" }, t("center.chien")), this.miniCards(d.chien, "chien")));
+      return center;
+    }
+    if (d.phase === "bidding") center.append(h("p", { class: "on-felt" }, this.tx("center.bidding", d.turn)));
+    else if (d.phase === "play") center.append(h("p", { class: "on-felt" }, this.tx("center.lead", d.turn)));
+    else center.append(h("p", { class: "on-felt" }, this.tx("center.waiting_taker", d.taker)));
+    return center;
+  }
+
+  renderWaiting() {
+    const m = this.model;
+    const link = `${location.origin}${location.pathname}#/t/${this.tid}`;
+    const input = h("input", { type: "text", readonly: true, value: link, id: "invite-link", "aria-label": t("invite.label") });
+    const seated = m.info.seats.filter((s) => s.kind === "human").length;
+    const saved = store.getSeat(this.tid);
+    const canStart = m.seat != null || (saved && saved.creator);
+    return h("div", { class: "waiting panel" },
+      h("h2", {}, t("waiting.title")),
+      h("p", {}, t("waiting.count", { n: seated })),
+      h("p", { class: "muted" }, t("invite.hint")),
+      h("div", { class: "inline" }, input,
+        h("button", { type: "button", id: "copy-invite", dataset: { key: "copy-invite" }, onclick: () => this.copyInvite(input) }, t("invite.copy"))),
+      canStart ? h("button", { type: "button", class: "primary", id: "start", dataset: { key: "start" }, onclick: () => this.conn.request({ type: "start", table: this.tid }).catch((e) => this.note("error", errorText(e))) }, t("waiting.start")) : null,
+      this.notice ? h("p", { class: "notice " + this.notice.kind, role: "status" }, this.notice.text) : null);
+  }
+
+  renderFinished() {
+    const m = this.model;
+    const saved = store.getSeat(this.tid);
+    const can = m.seat != null || (saved && saved.creator);
+    return h("div", { class: "finished" },
+      h("p", { class: "on-felt" }, t("center.finished")),
+      can ? h("button", { type: "button", class: "primary", id: "restart", onclick: () => this.conn.request({ type: "restart", table: this.tid }).catch((e) => this.note("error", errorText(e))) }, t("center.restart")) : null,
+      h("a", { class: "button ghost", href: "#/" }, t("table.back")));
+  }
+
+  renderAction() {
+    const m = this.model;
+    const p = m.prompt;
+    const box = h("section", { class: "action", id: "action", "aria-label": t("action.label") });
+    const notice = this.notice ? h("p", { class: "notice " + this.notice.kind, id: "notice", role: this.notice.kind === "error" ? "alert" : "status" }, this.notice.text, " ",
+      this.notice.rule ? h("button", { type: "button", class: "linklike", id: "see-rule", onclick: () => openRules(this.app, this.notice.rule) }, t("action.see_rule", { rule: this.notice.rule })) : null) : null;
+    if (m.seat == null) {
+      box.append(h("p", { class: "muted" }, t("action.spectator")));
+      return box;
+    }
+    if (!p) {
+      const d = m.deal;
+      if (d && d.phase !== "over" && d.turn != null && m.info.state === "playing") box.append(h("p", { class: "muted", id: "prompt" }, t("action.waiting_for", { name: this.seatName(d.turn) })));
+      if (notice) box.append(notice);
+      return box;
+    }
+    const lg = p.legal;
+    box.classList.add("yours");
+    if (lg.phase === "bidding") {
+      box.append(h("p", { id: "prompt", class: "prompt" }, t("action.bid")),
+        h("div", { class: "buttons", role: "group", "aria-label": t("action.bid") },
+          lg.bids.map((b, i) => h("button", { type: "button", class: b === "pass" ? "" : "primary", dataset: { key: "bid-" + b, bid: b }, "aria-keyshortcuts": String(i + 1), onclick: () => this.act({ type: "bid", contract: b }) },
+            h("kbd", { "aria-hidden": "true" }, String(i + 1)), " ", this.contractName(b)))),
+        h("p", { class: "hint" }, t("action.bid_hint")));
+    } else if (lg.phase === "discard") {
+      const dc = lg.discard;
+      const forced = dc.required.length > 0;
+      const ok = this.selected.size === dc.count;
+      box.append(h("p", { id: "prompt", class: "prompt" }, t("action.discard", { n: dc.count, k: this.selected.size })),
+        h("p", { class: "hint" }, forced ? t("discard.rule_forced", { n: dc.required.length }) : t("discard.rule_plain")),
+        h("div", { class: "buttons" },
+          h("button", { type: "button", class: "primary", id: "discard-go", dataset: { key: "discard-go" }, disabled: !ok, onclick: () => this.act({ type: "discard", cards: [...this.selected] }) }, t("action.discard_go")),
+          h("button", { type: "button", class: "ghost", id: "discard-clear", dataset: { key: "discard-clear" }, onclick: () => { this.selected = new Set(dc.required); this.render(); } }, t("action.discard_clear"))));
+    } else if (lg.phase === "chelem") {
+      if (!this.chelemConfirm) {
+        box.append(h("p", { id: "prompt", class: "prompt" }, t("action.chelem")),
+          h("p", { class: "hint" }, t("action.chelem_hint")),
+          h("div", { class: "buttons" },
+            h("button", { type: "button", class: "primary", id: "chelem-no", dataset: { key: "chelem-no" }, onclick: () => this.act({ type: "chelem", announce: false }) }, t("action.chelem_no")),
+            h("button", { type: "button", id: "chelem-yes", dataset: { key: "chelem-yes" }, onclick: () => { this.chelemConfirm = true; this.render(); } }, t("action.chelem_yes"))));
+      } else {
+        box.append(h("p", { id: "prompt", class: "prompt", role: "alert" }, t("action.chelem_confirm")),
+          h("div", { class: "buttons" },
+            h("button", { type: "button", class: "danger", id: "chelem-confirm", dataset: { key: "chelem-confirm" }, onclick: () => this.act({ type: "chelem", announce: true }) }, t("action.chelem_confirm_yes")),
+            h("button", { type: "button", class: "primary", id: "chelem-cancel", dataset: { key: "chelem-cancel" }, onclick: () => { this.chelemConfirm = false; this.render(); } }, t("action.chelem_cancel"))));
+      }
+    } else if (lg.phase === "play") {
+      box.append(h("p", { id: "prompt", class: "prompt" }, t("action.play")));
+      if (lg.poignees.length && !this.poignee) {
+        box.append(h("div", { class: "poignee-offer", role: "group", "aria-label": t("poignee.offer") },
+          h("p", {}, t("poignee.offer")),
+          lg.poignees.map((o) => h("div", { class: "buttons" },
+            h("button", { type: "button", class: "primary", dataset: { key: "poignee-" + o.level }, onclick: () => this.act({ type: "poignee", cards: o.default }) },
+              t("poignee.show", { level: t("level." + o.level), n: o.size, bonus: o.bonus })),
+            h("button", { type: "button", class: "ghost", dataset: { key: "poignee-choose-" + o.level }, onclick: () => { this.poignee = o; this.selected = new Set(o.default); this.render(); } }, t("poignee.choose")))),
+          h("p", { class: "hint" }, t("poignee.decline"))));
+      } else if (this.poignee) {
+        const o = this.poignee;
+        box.append(h("p", { class: "hint" }, t("poignee.choosing", { level: t("level." + o.level), n: o.size, k: this.selected.size })),
+          h("div", { class: "buttons" },
+            h("button", { type: "button", class: "primary", id: "poignee-go", dataset: { key: "poignee-go" }, disabled: this.selected.size !== o.size, onclick: () => this.act({ type: "poignee", cards: [...this.selected] }) }, t("poignee.go")),
+            h("button", { type: "button", class: "ghost", id: "poignee-cancel", dataset: { key: "poignee-cancel" }, onclick: () => { this.poignee = null; this.selected = new Set(); this.render(); } }, t("poignee.cancel"))));
+      } else {
+        box.append(h("p", { class: "hint" }, t("action.play_hint")));
+      }
+    }
+    if (this.deadline) box.append(h("p", { class: "timer-line", id: "timer-line", role: "timer", "aria-live": "off" }, ""));
+    if (notice) box.append(notice);
+    return box;
+  }
+
+  updateTimer() {
+    if (!this.deadline) return;
+    const left = Math.max(0, Math.ceil((this.deadline - performance.now()) / 1000));
+    for (const id of ["timer", "timer-line"]) {
+      const e = document.getElementById(id);
+      if (e) {
+        e.textContent = id === "timer" ? `${left} s` : t("action.timer", { n: left });
+        e.classList.toggle("urgent", left <= 10);
+      }
+    }
+    if (left === 0 && !this.model.prompt) this.deadline = null;
+  }
+
+  renderHand() {
+    const m = this.model;
+    const d = m.deal;
+    const box = h("section", { class: "hand", id: "hand", "aria-label": t("hand.label") });
+    if (m.seat == null || !d || !d.hand || d.phase === "over") {
+      if (m.seat != null && d && d.phase === "over") box.append(h("p", { class: "muted" }, t("hand.over")));
+      return box;
+    }
+    const p = m.prompt;
+    const phase = p && p.legal.phase;
+    const hand = d.hand;
+    const legal = phase === "play" && !this.poignee ? new Set(p.legal.plays) : null;
+    const discard = phase === "discard" ? p.legal.discard : null;
+    const list = h("ul", { class: "cards", role: "list" });
+    const focus = Math.min(this.focusIndex, hand.length - 1);
+    hand.forEach((c, i) => {
+      let enabled = true;
+      let note = "";
+      if (legal) {
+        enabled = legal.has(c);
+        if (!enabled) note = this.why(c);
+      } else if (discard) {
+        enabled = discard.choices.includes(c) || discard.required.includes(c);
+        if (!enabled) note = isOudler(c) || c.endsWith("K") ? t("discard.never", { card: cardName(t, c) }) : t("discard.no_trump", { card: cardName(t, c) });
+      } else if (this.poignee) {
+        enabled = this.poignee.eligible.includes(c);
+      }
+      const selectable = discard || this.poignee;
+      const selected = selectable && this.selected.has(c);
+      const name = cardName(t, c) + (isOudler(c) ? ", " + t("card.oudler") : "") + (selected ? ", " + t("hand.selected") : "");
+      const btn = h("button", {
+        type: "button",
+        class: "card" + (enabled ? "" : " dim") + (selected ? " selected" : "") + (discard && discard.required.includes(c) ? " required" : ""),
+        "aria-label": name,
+        "aria-disabled": enabled ? null : "true",
+        "aria-pressed": selectable ? (selected ? "true" : "false") : null,
+        title: note || null,
+        tabindex: i === focus ? "0" : "-1",
+        dataset: { card: c },
+      }, cardSVG(c, currentLanguage(), t("card.excuse_short")));
+      btn.addEventListener("click", () => {
+        this.focusIndex = i;
+        this.clickCard(c);
+      });
+      btn.addEventListener("keydown", (e) => this.onHandKey(e));
+      btn.addEventListener("focus", () => { this.focusIndex = i; });
+      list.append(h("li", {}, btn));
+    });
+    box.append(h("h2", { class: "sr-only" }, t("hand.label")), list,
+      h("p", { class: "hint hand-hint" }, legal ? t("hand.hint_play") : discard ? t("hand.hint_discard") : ""));
+    return box;
+  }
+
+  renderSide() {
+    const m = this.model;
+    const d = m.deal;
+    const side = h("aside", { class: "side", "aria-label": t("side.label") });
+    const facts = h("dl", { class: "facts" });
+    const add = (k, v, id) => facts.append(h("dt", {}, k), h("dd", id ? { id } : {}, v));
+    if (d) {
+      add(t("side.dealer"), this.seatName(d.dealer));
+      if (d.contract) {
+        add(t("side.contract"), `${this.contractName(d.contract)} · ${this.seatName(d.taker)}`, "side-contract");
+        if (d.chelem_announced) add(t("side.chelem"), t("side.chelem_announced"));
+        const n = oudlersSoFar(d);
+        if (n != null && d.phase !== "over") {
+          add(t("side.oudlers"), t("side.oudlers_value", { n, target: TARGET[Math.min(n, 3)] }), "side-oudlers");
+          if (d.taker === m.seat && d.hand) {
+            const mine = d.hand.filter(isOudler).length;
+            add(t("side.your_oudlers"), String(mine));
+          }
+        }
+        if (d.phase === "over" && d.result && d.result.status === "played") add(t("side.outcome"), t(d.result.won ? "side.won" : "side.lost", { p: d.result.taker_points, target: d.result.target }));
+      }
+    }
+    const sections = [h("h2", {}, t("side.title")), facts];
+    if (d && d.chien) sections.push(h("h3", {}, t("side.chien")), this.miniCards(d.chien, "side-chien"));
+    else if (d && d.contract && (d.contract === "garde_sans" || d.contract === "garde_contre")) sections.push(h("p", { class: "muted" }, t("side.chien_hidden", { contract: this.contractName(d.contract) })));
+    if (d && d.discard && d.taker === m.seat) sections.push(h("h3", {}, t("side.your_discard")), this.miniCards(d.discard, "side-discard"));
+    if (d && d.discard_trumps && d.discard_trumps.length) sections.push(h("h3", {}, t("side.discard_trumps")), this.miniCards(d.discard_trumps, "side-discard-trumps"));
+    if (d && d.poignees.length) {
+      sections.push(h("h3", {}, t("side.poignees")));
+      for (const pg of d.poignees) sections.push(h("p", {}, t("side.poignee_of", { name: this.seatName(pg.seat), level: t("level." + pg.level) })), this.miniCards(pg.cards, "side-poignee-" + pg.seat));
+    }
+    // Standings.
+    const seats = [0, 1, 2, 3];
+    const rows = seats.map((s) => h("tr", { class: s === m.seat ? "me" : "" }, h("th", { scope: "row" }, this.seatName(s)), h("td", {}, num(m.info.scores[s]))));
+    sections.push(h("h3", {}, t("side.scores")), h("table", { class: "scores", id: "standings" }, h("caption", { class: "sr-only" }, t("side.scores")), h("tbody", {}, rows)));
+    const log = h("ol", { class: "log", id: "log", "aria-label": t("side.log") }, this.log.slice(-14).map((x) => h("li", {}, this.logText(x))));
+    sections.push(h("details", { class: "log-box" }, h("summary", {}, t("side.log")), log));
+    side.append(...sections);
+    return side;
+  }
+
+  cardFace(code, cls) {
+    return h("span", { class: cls }, cardSVG(code, currentLanguage(), t("card.excuse_short")));
+  }
+
+  miniCards(cards, id) {
+    return h("ul", { class: "mini-cards", id, "aria-label": cardNames(t, cards) }, cards.map((c) => h("li", { "aria-hidden": "true" }, this.cardFace(c, "mini"))));
+  }
+
+  // ------------------------------------------------------------------------------ end of deal
+
+  showSheet(live, force = false) {
+    const r = this.model.lastResult;
+    if (!r || !r.result) return;
+    if (!force && this.sheetFor === r.deal_no) return;
+    this.sheetFor = r.deal_no;
+    openSheet(this, r, live);
+  }
+
+  sheetNext(dealNo) {
+    const note = document.getElementById("sheet-next");
+    if (note) note.textContent = t("sheet.next_started", { n: dealNo });
+  }
+
+  review(r) {
+    openReview(this, r);
+  }
+}
+
+export { MULTIPLIER, sortCards, RANK_ORDER, $ };

@@ -1,0 +1,367 @@
+"""Helpers for the browser tests (tests/test_web_*.py): a real Atout server on 127.0.0.1 (port 0)
+running in a thread, Debian's Chromium driven by Playwright (pytest-playwright), pages that
+fail their test on any console error, page error or failed request, and network access to
+anything but the server blocked.
+
+Chromium is found on PATH (``chromium``) or through ``ATOUT_CHROMIUM``; Playwright never
+downloads a browser. Without one the browser tests skip, saying how to get it, unless
+``ATOUT_REQUIRE_BROWSER=1`` (CI), where they fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # we run as root in CI
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    # Nothing but the loopback server resolves: the page must not need anything else.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+HINT = (
+    "browser tests need Chromium: `apt-get install -y chromium` (Debian), or point ATOUT_CHROMIUM "
+    "at a Chromium binary; CI sets ATOUT_REQUIRE_BROWSER=1 to make them mandatory"
+)
+
+
+def chromium_path() -> str | None:
+    env = os.environ.get("ATOUT_CHROMIUM")
+    if env:
+        return env if Path(env).exists() else None
+    for name in ("chromium", "chromium-browser"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+def _require_browser() -> str:
+    path = chromium_path()
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        path = None
+    if path is None:
+        if os.environ.get("ATOUT_REQUIRE_BROWSER") == "1":
+            pytest.fail("ATOUT_REQUIRE_BROWSER=1 but no Chromium/Playwright: " + HINT)
+        pytest.skip(HINT)
+    return path
+
+
+# -------------------------------------------------------------------------------- the server
+
+
+class ThreadServer:
+    """An Atout server (the real one, with its web client) in a thread with its own loop."""
+
+    def __init__(self, db: Path | None = None, **overrides: Any) -> None:
+        self.overrides = {"port": 0, "think_delay": 0.0, "deal_pause": 0.0, **overrides}
+        self.db = db
+        self.port = 0
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.server: Any = None
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="atout-test-server", daemon=True)
+
+    def _run(self) -> None:
+        async def main() -> None:
+            from server.app import Server
+            from server.lobby import Config
+
+            store = None
+            if self.db is not None:
+                from server.store import AsyncStore
+
+                store = AsyncStore(str(self.db))
+            self.server = Server(Config(**self.overrides), store)
+            self.port = await self.server.start()
+            self.loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            self._ready.set()
+            await self._stop.wait()
+            await self.server.stop()
+
+        try:
+            asyncio.run(main())
+        except BaseException as e:  # surfaced by start()
+            self._error = e
+            self._ready.set()
+
+    def start(self) -> ThreadServer:
+        self._thread.start()
+        self._ready.wait(20)
+        if self._error:
+            raise self._error
+        return self
+
+    def stop(self) -> None:
+        if self.loop and self._stop:
+            self.loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(20)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run fn on the server's loop and return its result."""
+        assert self.loop is not None
+
+        async def wrap() -> Any:
+            return fn()
+
+        return asyncio.run_coroutine_threadsafe(wrap(), self.loop).result(10)
+
+    def drop_connections(self) -> int:
+        """Cut every client connection at the TCP level (no close frame): a network drop."""
+
+        def cut() -> int:
+            n = 0
+            for sess in list(self.server.lobby.sessions.values()):
+                transport = getattr(sess.ws, "transport", None)
+                if transport is not None:
+                    transport.abort()
+                    n += 1
+            return n
+
+        return int(self.call(cut))
+
+
+# -------------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args() -> dict[str, Any]:
+    return {"executable_path": _require_browser(), "args": CHROMIUM_ARGS, "headless": True}
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
+    _require_browser()
+    srv = ThreadServer(tmp_path_factory.mktemp("webdb") / "atout.db").start()
+    yield srv
+    srv.stop()
+
+
+class PageWatch:
+    """Everything that went wrong in a browser context: console errors, page errors, failed
+    requests, and attempts to reach anything but the server (blocked)."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+        self.problems: list[str] = []
+        self.blocked: list[str] = []
+        self.requests: list[tuple[str, int]] = []  # (url, bytes)
+
+    def attach_context(self, ctx: Any) -> None:
+        def route(r: Any) -> None:
+            url = r.request.url
+            if url.startswith(self.origin + "/") or url == self.origin:
+                r.continue_()
+            else:
+                self.blocked.append(url)
+                r.abort("blockedbyclient")
+
+        ctx.route("**/*", route)
+        ctx.on("page", self.attach_page)
+
+    def attach_page(self, page: Any) -> None:
+        page.on("console", lambda m: self._console(m))
+        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: self._failed(r))
+
+    def _console(self, m: Any) -> None:
+        if m.type in ("error", "warning") and "ERR_CONNECTION_REFUSED" not in m.text:
+            self.problems.append(f"console {m.type}: {m.text}")
+
+    def _failed(self, r: Any) -> None:
+        # A WebSocket cut on purpose by a test is not a failed request of the page.
+        if r.url.startswith("ws"):
+            return
+        self.problems.append(f"request failed: {r.url} {r.failure}")
+
+    def check(self) -> None:
+        assert not self.blocked, f"the page tried to reach outside the server: {self.blocked}"
+        assert not self.problems, "\n".join(self.problems)
+
+
+@pytest.fixture
+def browse(browser: Any, web_server: ThreadServer) -> Iterator[Callable[..., Any]]:
+    """browse(**context_options) -> a new page in a fresh context, watched; checked at the end."""
+    watches: list[PageWatch] = []
+    contexts: list[Any] = []
+
+    def new_page(**opts: Any) -> Any:
+        opts.setdefault("viewport", {"width": 1280, "height": 900})
+        opts.setdefault("locale", "en-GB")
+        ctx = browser.new_context(**opts)
+        ctx.set_default_timeout(15_000)
+        w = PageWatch(web_server.url)
+        w.attach_context(ctx)
+        watches.append(w)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.watch = w  # type: ignore[attr-defined]
+        return page
+
+    yield new_page
+    for ctx in contexts:
+        with contextlib.suppress(Exception):
+            ctx.close()
+    for w in watches:
+        w.check()
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go (test artefacts): ATOUT_SCREENSHOTS, else a temporary folder."""
+    d = os.environ.get("ATOUT_SCREENSHOTS")
+    path = Path(d) if d else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# -------------------------------------------------------------------------------- playing
+
+
+def state(page: Any) -> dict[str, Any]:
+    """What the page's table model says (read only: the tests act through the interface)."""
+    return page.evaluate(
+        """() => {
+        const v = window.__atout && window.__atout.view;
+        if (!v || !v.model) return {view: null};
+        const m = v.model;
+        return {
+          view: 'table', seat: m.seat, v: m.v, status: v.status,
+          state: m.info && m.info.state, phase: m.deal && m.deal.phase,
+          prompt: m.prompt ? {phase: m.prompt.legal.phase, legal: m.prompt.legal, v: m.prompt.v} : null,
+          hand: m.deal && m.deal.hand, tricks: m.deal ? m.deal.tricks.length : 0,
+          result: m.lastResult && m.lastResult.result, deal_no: m.info && m.info.deal_no,
+          missing: [...window.__atoutMissing],
+          sheet: !!document.querySelector('#dlg-sheet[open]'),
+        };
+    }"""
+    )
+
+
+def act_once(page: Any, bid: str = "garde", poignee: bool = True, keyboard: bool = False) -> str | None:
+    """If it is this page's turn, take one decision through the interface; returns what."""
+    s = state(page)
+    p = s.get("prompt")
+    if not p or page.locator("dialog[open]").count():
+        return None
+    phase = p["phase"]
+    if phase == "bidding":
+        bids = p["legal"]["bids"]
+        choice = bid if bid in bids else "pass"
+        if keyboard:
+            page.keyboard.press(str(bids.index(choice) + 1))
+        else:
+            page.click(f'[data-bid="{choice}"]')
+    elif phase == "discard":
+        dc = p["legal"]["discard"]
+        need = dc["count"] - len(dc["required"])
+        for code in dc["choices"][:need]:
+            card = page.locator(f'.hand .card[data-card="{code}"]')
+            if card.get_attribute("aria-pressed") != "true":
+                if keyboard:
+                    card.focus()
+                    page.keyboard.press("Enter")
+                else:
+                    card.click()
+        page.wait_for_selector("#discard-go:not([disabled])")
+        if keyboard:
+            page.focus("#discard-go")
+            page.keyboard.press("Enter")
+        else:
+            page.click("#discard-go")
+    elif phase == "chelem":
+        page.click("#chelem-no")
+    elif phase == "play":
+        if poignee and p["legal"]["poignees"]:
+            level = p["legal"]["poignees"][0]["level"]
+            page.click(f'[data-key="poignee-{level}"]')
+            return "poignee"
+        legal = p["legal"]["plays"]
+        if keyboard:
+            cards = page.locator(".hand .card")
+            codes = [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
+            target = codes.index(legal[0])
+            if not page.evaluate("!!document.activeElement?.matches('.hand .card')"):
+                cards.nth(0).focus()
+            here = codes.index(page.evaluate("document.activeElement.dataset.card"))
+            key = "ArrowRight" if target > here else "ArrowLeft"
+            for _ in range(abs(target - here)):
+                page.keyboard.press(key)
+            page.keyboard.press("Enter")
+        else:
+            page.click(f'.hand .card[data-card="{legal[0]}"]')
+    else:
+        return None
+    # Wait until that prompt is answered (or refused).
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        q = state(page).get("prompt")
+        if not q or q["v"] != p["v"] or q["phase"] != phase:
+            break
+        page.wait_for_timeout(20)
+    return phase
+
+
+def play_until(
+    pages: list[Any],
+    done: Callable[[], bool],
+    timeout: float = 90,
+    **kw: Any,
+) -> list[str]:
+    """Let each page act at its turn until done(); returns the decisions taken, in order."""
+    taken: list[str] = []
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, f"no end after {timeout} s: {[state(p) for p in pages]}"
+        acted = False
+        for page in pages:
+            what = act_once(page, **kw)
+            if what:
+                taken.append(what)
+                acted = True
+        if not acted:
+            pages[0].wait_for_timeout(25)
+    return taken
+
+
+def untranslated(page: Any) -> list[str]:
+    """Keys the page asked for without a translation, and key-like text left in the page."""
+    missing = page.evaluate("[...window.__atoutMissing]")
+    text = page.evaluate("document.body.innerText")
+    raw = re.findall(r"\b(?:[a-z]+_?)+\.[a-z_]+(?:\.[A-Za-z0-9_]+)?\b", text)
+    raw = [r for r in raw if not re.match(r"^\d|^[a-z]+\.(json|html|js|css|md|db)$", r)]
+    return [*missing, *raw]
+
+
+def open_quick_game(page: Any, base: str, name: str = "Ada", series: str = "d1") -> None:
+    page.goto(base + "/")
+    page.fill("#name", name)
+    page.select_option("#series", series)
+    page.click("#play-ai")
+    page.wait_for_selector(".tableview .seat.me")

@@ -1,0 +1,200 @@
+"""The browser client plays real deals in Chromium against a real server on 127.0.0.1: against
+three AI, four browsers among themselves with a fifth watching, reload, dropped connections,
+a second tab, and an illegal click."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from helpers_web import (  # noqa: F401  (fixtures)
+    ThreadServer,
+    act_once,
+    browse,
+    browser_type_launch_args,
+    open_quick_game,
+    play_until,
+    shots,
+    state,
+    web_server,
+)
+
+
+def _finished(page: Any) -> bool:
+    s = state(page)
+    return bool(s.get("state") == "finished" and s.get("sheet"))
+
+
+def test_a_deal_against_three_ai_by_clicking(browse: Any, web_server: ThreadServer, shots: Any) -> None:
+    page = browse()
+    t0 = time.monotonic()
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#play-ai")
+    page.screenshot(path=str(shots / "landing.png"), full_page=True)
+    page.fill("#name", "Ada")
+    page.click("#play-ai")
+    page.wait_for_selector(".tableview .seat.me")
+    seen: set[str] = set()
+    deadline = time.monotonic() + 90
+    while not _finished(page):
+        assert time.monotonic() < deadline, state(page)
+        s = state(page)
+        p = s.get("prompt")
+        if p and p["phase"] not in seen and not page.locator("dialog[open]").count():
+            seen.add(p["phase"])
+            if p["phase"] == "discard":
+                page.wait_for_selector("#discard-go")
+            page.screenshot(path=str(shots / f"{p['phase']}.png"))
+        if not act_once(page):
+            page.wait_for_timeout(25)
+    elapsed = time.monotonic() - t0
+    print(f"\nFIGURE full deal against 3 AI in the browser: {elapsed:.1f} s")
+    s = state(page)
+    assert s["result"] is not None and "bidding" in seen
+    page.screenshot(path=str(shots / "score-sheet.png"))
+    sheet = page.locator("#dlg-sheet")
+    assert sheet.is_visible()
+    if s["result"]["status"] == "played":
+        # The sheet a club player recognises: each line, and the four scores summing to zero.
+        text = sheet.inner_text()
+        for label in ("Contract", "Taker", "Oudlers", "Points needed", "Taker's points",
+                      "Margin", "Petit au bout", "Poignée", "Chelem", "Per defender"):
+            assert label in text, label
+        cells = page.locator("#sheet-scores tbody td:nth-child(2)").all_inner_texts()
+        scores = [float(c.replace("−", "-").replace("+", "")) for c in cells]
+        assert sum(scores) == 0 and scores == [float(x) for x in s["result"]["scores"]]
+        page.click("#open-review")
+        page.wait_for_selector("#review-step")
+        page.screenshot(path=str(shots / "review-hands.png"))
+        for _ in range(20):
+            page.click("#review-next")
+        page.wait_for_selector("#review-final")
+        assert page.locator("#review-next").is_disabled()
+        final = page.inner_text("#review-final")
+        pts = s["result"]["taker_points"]
+        assert str(pts).replace(".0", "") in final.replace(",", ".")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_selector("#review-running")
+        page.screenshot(path=str(shots / "review-trick.png"))
+        page.keyboard.press("Escape")
+    assert state(page)["missing"] == []
+
+
+def test_four_browsers_play_a_deal_while_a_fifth_watches(browse: Any, web_server: ThreadServer) -> None:
+    host = browse()
+    host.goto(web_server.url + "/")
+    host.fill("#name", "Host")
+    host.click("#create-box summary")
+    host.fill("#c-name", "Four friends")
+    host.fill("#c-deals", "1")
+    host.click("#create-go")
+    host.wait_for_selector("#invite-link")
+    link = host.input_value("#invite-link")
+    assert "#/t/" in link
+    tid = link.rsplit("/", 1)[1]
+    friends = []
+    for name in ("Bea", "Cyril", "Dana"):
+        p = browse()
+        p.goto(web_server.url + "/")
+        p.fill("#name", name)
+        p.locator("#name").dispatch_event("change")
+        p.goto(link)
+        p.wait_for_selector(".tableview .seat.me")
+        friends.append(p)
+    players = [host, *friends]
+    # The fourth human started the table by sitting down: everyone sees four humans.
+    watcher = browse()
+    watcher.goto(web_server.url + "/")
+    watcher.wait_for_selector(f'a[href="#/w/{tid}"]')
+    watcher.click(f'a[href="#/w/{tid}"]')
+    watcher.wait_for_selector(".tableview .seat")
+    for p in players:
+        p.wait_for_function("() => window.__atout.view.model.deal !== null")
+    seats = sorted(state(p)["seat"] for p in players)
+    assert seats == [0, 1, 2, 3]
+    names = watcher.locator(".seat .seat-name").all_inner_texts()
+    for n in ("Host", "Bea", "Cyril", "Dana"):
+        assert any(n in x for x in names), (n, names)
+    # The spectator never sees a hand.
+    assert watcher.locator(".hand .card").count() == 0
+    play_until(players, lambda: all(_finished(p) for p in players), timeout=120, bid="prise")
+    watcher.wait_for_selector("#dlg-sheet[open]")
+    results = [state(p)["result"] for p in [*players, watcher]]
+    assert all(r == results[0] for r in results)
+
+
+def test_reload_mid_deal_resumes_the_same_seat(browse: Any, web_server: ThreadServer) -> None:
+    page = browse()
+    open_quick_game(page, web_server.url)
+    play_until([page], lambda: state(page).get("tricks", 0) >= 3 or _finished(page))
+    before = state(page)
+    if before["state"] == "finished":
+        return  # an annulled deal: nothing to resume (seeded servers avoid this)
+    page.reload()
+    page.wait_for_selector(".tableview .seat.me")
+    page.wait_for_function("() => window.__atout.view.model.deal && window.__atout.view.model.deal.hand")
+    after = state(page)
+    assert after["seat"] == before["seat"] and after["v"] >= before["v"]
+    assert after["status"] == "joined"
+    assert after["tricks"] >= before["tricks"]
+    play_until([page], lambda: _finished(page))
+
+
+def test_a_dropped_connection_reconnects_and_play_goes_on(browse: Any, web_server: ThreadServer) -> None:
+    page = browse()
+    open_quick_game(page, web_server.url)
+    play_until([page], lambda: state(page).get("tricks", 0) >= 2 or _finished(page))
+    seat = state(page)["seat"]
+    assert web_server.drop_connections() >= 1
+    page.wait_for_selector("#banner.warn", timeout=5000)
+    banner = page.inner_text("#banner")
+    assert "reconnecting" in banner.lower()
+    page.wait_for_selector("#banner.banner-space", state="attached", timeout=15000)
+    s = state(page)
+    assert s["seat"] == seat and s["status"] == "joined"
+    play_until([page], lambda: _finished(page))
+
+
+def test_a_second_tab_takes_the_seat_and_the_first_says_so(browse: Any, web_server: ThreadServer) -> None:
+    first = browse()
+    open_quick_game(first, web_server.url)
+    url = first.url
+    second = first.context.new_page()
+    first.context.pages  # same browser storage: the second tab resumes the same token
+    second.goto(url)
+    second.wait_for_selector(".tableview .seat.me")
+    first.wait_for_selector("#take-back", timeout=10000)
+    assert "another tab" in first.inner_text("#banner")
+    assert state(second)["seat"] == state(first)["seat"]
+    # Taking it back replaces the other tab in turn.
+    first.click("#take-back")
+    second.wait_for_selector("#take-back", timeout=10000)
+    first.wait_for_selector("#banner.banner-space", state="attached")
+
+
+def test_an_illegal_click_is_refused_with_the_reason(browse: Any, web_server: ThreadServer) -> None:
+    page = browse()
+    open_quick_game(page, web_server.url)
+    deadline = time.monotonic() + 90
+    while True:
+        assert time.monotonic() < deadline and not _finished(page), "no illegal card came up"
+        s = state(page)
+        p = s.get("prompt")
+        if p and p["phase"] == "play" and not p["legal"]["poignees"] and len(p["legal"]["plays"]) < len(s["hand"]):
+            break
+        if not act_once(page, poignee=False):
+            page.wait_for_timeout(25)
+    illegal = [c for c in s["hand"] if c not in p["legal"]["plays"]][0]
+    page.wait_for_selector(f'.hand .card[data-card="{illegal}"][aria-disabled="true"]')
+    card = page.locator(f'.hand .card[data-card="{illegal}"]')
+    assert card.get_attribute("title")  # the reason on hover
+    card.click(force=True)  # a person can click a dimmed card; Playwright would wait for it
+    page.wait_for_selector("#notice")
+    notice = page.inner_text("#notice")
+    assert "You may not play" in notice and ("R7.5" in notice or "R7.6" in notice), notice
+    assert page.locator("#see-rule").is_visible()
+    assert state(page)["prompt"]["v"] == p["v"]  # nothing happened: still our turn
+    page.click("#see-rule")
+    page.wait_for_selector("#dlg-rules[open]")
+    page.keyboard.press("Escape")
+    play_until([page], lambda: _finished(page))
