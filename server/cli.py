@@ -126,6 +126,13 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         default=int(_env("ATOUT_MAX_TABLES", "5000")),
         help="open tables at most (ATOUT_MAX_TABLES)",
     )
+    p.add_argument(
+        "--no-web",
+        dest="web",
+        action="store_false",
+        default=_env("ATOUT_WEB", "1").lower() not in ("0", "false", "no", "off"),
+        help="do not serve the browser client at / (ATOUT_WEB=0)",
+    )
     from server.cluster.cli import add_cluster_options
 
     add_cluster_options(p)  # --workers, --worker-id, --public-url, --heartbeat

@@ -40,6 +40,7 @@ class Config:
     host_name: str | None = None  # this host's name in the registry (default: the machine's)
     public_url: str | None = None  # URL template clients reach a worker at ({worker}, {port})
     heartbeat: float = 2.0  # seconds between a worker's registry heartbeats
+    web: bool = True  # serve the browser client at / (serve --no-web turns it off)
 
     @classmethod
     def from_args(cls, args: Any) -> Config:

@@ -85,12 +85,12 @@ class ThreadServer:
 
     def _run(self) -> None:
         async def main() -> None:
-            from server.app import Server
-            from server.lobby import Config
+            from server.config import Config
+            from server.net.app import Server
 
             store = None
             if self.db is not None:
-                from server.store import AsyncStore
+                from server.store.sqlite import AsyncStore
 
                 store = AsyncStore(str(self.db))
             self.server = Server(Config(**self.overrides), store)
@@ -150,9 +150,32 @@ class ThreadServer:
 # -------------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args() -> dict[str, Any]:
-    return {"executable_path": _require_browser(), "args": CHROMIUM_ARGS, "headless": True}
+@pytest.fixture(scope="module")
+def browser(pytestconfig: pytest.Config) -> Iterator[Any]:
+    """Debian's Chromium, one per test module.
+
+    pytest-playwright's own ``browser`` is session-wide, and its Playwright loop would then stay
+    current in the main thread for the rest of the run, breaking every asyncio test collected
+    after a browser test; a module-scoped one is gone when the module ends. Its command-line
+    options (``--headed``, ``--slowmo``) still apply."""
+    path = _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    headed = bool(_option(pytestconfig, "--headed", False))
+    slowmo = float(_option(pytestconfig, "--slowmo", 0) or 0)
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(
+            executable_path=path, args=CHROMIUM_ARGS, headless=not headed, slow_mo=slowmo
+        )
+        yield b
+        b.close()
+
+
+def _option(config: pytest.Config, name: str, default: Any) -> Any:
+    try:
+        return config.getoption(name)
+    except ValueError:
+        return default
 
 
 @pytest.fixture(scope="module")
@@ -264,7 +287,9 @@ def state(page: Any) -> dict[str, Any]:
     )
 
 
-def act_once(page: Any, bid: str = "garde", poignee: bool = True, keyboard: bool = False) -> str | None:
+def act_once(
+    page: Any, bid: str = "garde", poignee: bool = True, keyboard: bool = False
+) -> str | None:
     """If it is this page's turn, take one decision through the interface; returns what."""
     s = state(page)
     p = s.get("prompt")

@@ -67,12 +67,20 @@ async def test_etag_gives_304_and_gzip_when_asked() -> None:
     async with running_server() as srv:
         _, h, _ = await _raw(srv.port, _get("/js/table.js"))
         etag = h["etag"]
-        status, h2, body = await _raw(srv.port, _get("/js/table.js", extra=f"If-None-Match: {etag}\r\n"))
+        status, h2, body = await _raw(
+            srv.port, _get("/js/table.js", extra=f"If-None-Match: {etag}\r\n")
+        )
         assert (status, body, h2["etag"]) == (304, b"", etag)
-        status, _, _ = await _raw(srv.port, _get("/js/table.js", extra='If-None-Match: "other"\r\n'))
+        status, _, _ = await _raw(
+            srv.port, _get("/js/table.js", extra='If-None-Match: "other"\r\n')
+        )
         assert status == 200
-        status, h3, body = await _raw(srv.port, _get("/js/table.js", extra="Accept-Encoding: gzip, br\r\n"))
-        assert status == 200 and h3["content-encoding"] == "gzip" and h3["vary"] == "Accept-Encoding"
+        status, h3, body = await _raw(
+            srv.port, _get("/js/table.js", extra="Accept-Encoding: gzip, br\r\n")
+        )
+        assert (
+            status == 200 and h3["content-encoding"] == "gzip" and h3["vary"] == "Accept-Encoding"
+        )
         assert gzip.decompress(body) == (STATIC / "js/table.js").read_bytes()
 
 
@@ -171,7 +179,7 @@ async def test_no_web_turns_the_client_off() -> None:
 
 def test_serve_has_a_no_web_option() -> None:
     from server.cli import build_parser
-    from server.lobby import Config
+    from server.config import Config
 
     args = build_parser(with_admin=False).parse_args(["serve", "--no-web"])
     assert Config.from_args(args).web is False

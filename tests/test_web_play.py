@@ -7,11 +7,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from helpers_web import (  # noqa: F401  (fixtures)
+from helpers_web import (  # fixtures by name
     ThreadServer,
     act_once,
     browse,
-    browser_type_launch_args,
+    browser,
     open_quick_game,
     play_until,
     shots,
@@ -25,7 +25,9 @@ def _finished(page: Any) -> bool:
     return bool(s.get("state") == "finished" and s.get("sheet"))
 
 
-def test_a_deal_against_three_ai_by_clicking(browse: Any, web_server: ThreadServer, shots: Any) -> None:
+def test_a_deal_against_three_ai_by_clicking(
+    browse: Any, web_server: ThreadServer, shots: Any
+) -> None:
     page = browse()
     t0 = time.monotonic()
     page.goto(web_server.url + "/")
@@ -57,8 +59,18 @@ def test_a_deal_against_three_ai_by_clicking(browse: Any, web_server: ThreadServ
     if s["result"]["status"] == "played":
         # The sheet a club player recognises: each line, and the four scores summing to zero.
         text = sheet.inner_text()
-        for label in ("Contract", "Taker", "Oudlers", "Points needed", "Taker's points",
-                      "Margin", "Petit au bout", "Poignée", "Chelem", "Per defender"):
+        for label in (
+            "Contract",
+            "Taker",
+            "Oudlers",
+            "Points needed",
+            "Taker's points",
+            "Margin",
+            "Petit au bout",
+            "Poignée",
+            "Chelem",
+            "Per defender",
+        ):
             assert label in text, label
         cells = page.locator("#sheet-scores tbody td:nth-child(2)").all_inner_texts()
         scores = [float(c.replace("−", "-").replace("+", "")) for c in cells]
@@ -80,7 +92,9 @@ def test_a_deal_against_three_ai_by_clicking(browse: Any, web_server: ThreadServ
     assert state(page)["missing"] == []
 
 
-def test_four_browsers_play_a_deal_while_a_fifth_watches(browse: Any, web_server: ThreadServer) -> None:
+def test_four_browsers_play_a_deal_while_a_fifth_watches(
+    browse: Any, web_server: ThreadServer
+) -> None:
     host = browse()
     host.goto(web_server.url + "/")
     host.fill("#name", "Host")
@@ -132,7 +146,9 @@ def test_reload_mid_deal_resumes_the_same_seat(browse: Any, web_server: ThreadSe
         return  # an annulled deal: nothing to resume (seeded servers avoid this)
     page.reload()
     page.wait_for_selector(".tableview .seat.me")
-    page.wait_for_function("() => window.__atout.view.model.deal && window.__atout.view.model.deal.hand")
+    page.wait_for_function(
+        "() => window.__atout.view.model.deal && window.__atout.view.model.deal.hand"
+    )
     after = state(page)
     assert after["seat"] == before["seat"] and after["v"] >= before["v"]
     assert after["status"] == "joined"
@@ -140,7 +156,9 @@ def test_reload_mid_deal_resumes_the_same_seat(browse: Any, web_server: ThreadSe
     play_until([page], lambda: _finished(page))
 
 
-def test_a_dropped_connection_reconnects_and_play_goes_on(browse: Any, web_server: ThreadServer) -> None:
+def test_a_dropped_connection_reconnects_and_play_goes_on(
+    browse: Any, web_server: ThreadServer
+) -> None:
     page = browse()
     open_quick_game(page, web_server.url)
     play_until([page], lambda: state(page).get("tricks", 0) >= 2 or _finished(page))
@@ -155,12 +173,14 @@ def test_a_dropped_connection_reconnects_and_play_goes_on(browse: Any, web_serve
     play_until([page], lambda: _finished(page))
 
 
-def test_a_second_tab_takes_the_seat_and_the_first_says_so(browse: Any, web_server: ThreadServer) -> None:
+def test_a_second_tab_takes_the_seat_and_the_first_says_so(
+    browse: Any, web_server: ThreadServer
+) -> None:
     first = browse()
     open_quick_game(first, web_server.url)
     url = first.url
     second = first.context.new_page()
-    first.context.pages  # same browser storage: the second tab resumes the same token
+    # Same browser storage: the second tab finds the seat token and resumes the same seat.
     second.goto(url)
     second.wait_for_selector(".tableview .seat.me")
     first.wait_for_selector("#take-back", timeout=10000)
@@ -180,11 +200,16 @@ def test_an_illegal_click_is_refused_with_the_reason(browse: Any, web_server: Th
         assert time.monotonic() < deadline and not _finished(page), "no illegal card came up"
         s = state(page)
         p = s.get("prompt")
-        if p and p["phase"] == "play" and not p["legal"]["poignees"] and len(p["legal"]["plays"]) < len(s["hand"]):
+        if (
+            p
+            and p["phase"] == "play"
+            and not p["legal"]["poignees"]
+            and len(p["legal"]["plays"]) < len(s["hand"])
+        ):
             break
         if not act_once(page, poignee=False):
             page.wait_for_timeout(25)
-    illegal = [c for c in s["hand"] if c not in p["legal"]["plays"]][0]
+    illegal = next(c for c in s["hand"] if c not in p["legal"]["plays"])
     page.wait_for_selector(f'.hand .card[data-card="{illegal}"][aria-disabled="true"]')
     card = page.locator(f'.hand .card[data-card="{illegal}"]')
     assert card.get_attribute("title")  # the reason on hover

@@ -33,6 +33,7 @@ from protocol.version import MAX_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOLS, SU
 from server.cluster.worker import Cluster
 from server.config import Config
 from server.net.session import Session
+from server.net.web import WebFiles, worker_origins
 from server.ops.logs import connection_context
 from server.ops.logs import setup as setup_logging
 from server.ops.metrics import Metrics
@@ -101,6 +102,8 @@ class Server:
         self.cluster = Cluster(cfg, self.lobby) if clustered else None
         self._lag: asyncio.Task[None] | None = None
         self._stopping = False
+        # The browser client's files, answered on this port like /healthz (server/net/web.py).
+        self.web = WebFiles(connect=worker_origins(cfg.public_url)) if cfg.web else None
         self._handlers: dict[type, Any] = {
             P.Hello: self._on_hello,
             P.Ping: self._on_ping,
@@ -183,6 +186,8 @@ class Server:
             del resp.headers["Content-Type"]
             resp.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
             return resp
+        if self.web is not None:
+            return self.web.respond(request, SERVER_NAME)
         return None
 
     # -- connections -------------------------------------------------------------------------

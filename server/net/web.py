@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
@@ -45,6 +46,19 @@ def content_security_policy(connect: tuple[str, ...] = ()) -> str:
         f"connect-src 'self'{extra}; manifest-src 'self'; base-uri 'none'; "
         "form-action 'none'; frame-ancestors 'none'"
     )
+
+
+def worker_origins(public_url: str | None) -> tuple[str, ...]:
+    """Origins of a cluster's public worker URLs (``--public-url``), which the page may reach
+    besides its own: ``wss://host/w/{worker}`` is the page's own origin already; a template
+    with ``{port}`` allows that host on any port."""
+    if not public_url:
+        return ()
+    m = re.match(r"^(wss?://[^/]+)", public_url.replace("{worker}", "0"))
+    if not m:
+        return ()
+    origin = m.group(1)
+    return (origin.replace(":{port}", ":*"),)
 
 
 @dataclass(frozen=True)
@@ -144,7 +158,9 @@ class WebFiles:
         if f.gz is not None:
             h["Vary"] = "Accept-Encoding"
         inm = request.headers.get("If-None-Match")
-        if inm is not None and (inm.strip() == "*" or f.etag in [t.strip() for t in inm.split(",")]):
+        if inm is not None and (
+            inm.strip() == "*" or f.etag in [t.strip() for t in inm.split(",")]
+        ):
             return Response(HTTPStatus.NOT_MODIFIED.value, "Not Modified", h, b"")
         body = f.body
         if f.gz is not None and "gzip" in request.headers.get("Accept-Encoding", ""):

@@ -51,7 +51,7 @@ export async function openRules(app, rule = null) {
   }
   const target = findParagraph(texts, rule);
   const toc = h("nav", { class: "rules-toc", "aria-label": t("rules.contents") },
-    h("ol", {}, texts.sections.map((s) => h("li", {}, h("a", { href: "#rules-" + s.id, onclick: (e) => { e.preventDefault(); document.getElementById("rules-" + s.id).scrollIntoView(); } }, s.title)))));
+    h("ol", {}, texts.sections.map((s) => h("li", {}, h("a", { href: "#rules-" + s.id, onclick: (e) => { e.preventDefault(); body.querySelector("#rules-" + CSS.escape(s.id)).scrollIntoView(); } }, s.title)))));
   body.append(h("h3", { class: "sr-only" }, texts.title), toc);
   for (const s of texts.sections) {
     const sec = h("section", { id: "rules-" + s.id, "aria-labelledby": "rules-h-" + s.id }, h("h3", { id: "rules-h-" + s.id }, s.title));
@@ -63,7 +63,8 @@ export async function openRules(app, rule = null) {
     body.append(sec);
   }
   if (target) {
-    const el = document.getElementById("rule-" + target.id);
+    const el = body.querySelector("#rule-" + CSS.escape(target.id));
+    if (!el || !dlg.open) return dlg;
     el.scrollIntoView({ block: "center" });
     el.focus({ preventScroll: true });
   }
