@@ -277,7 +277,7 @@ def state(page: Any) -> dict[str, Any]:
         return {
           view: 'table', seat: m.seat, v: m.v, status: v.status,
           state: m.info && m.info.state, phase: m.deal && m.deal.phase,
-          prompt: m.prompt ? {phase: m.prompt.legal.phase, legal: m.prompt.legal, v: m.prompt.v} : null,
+          prompt: m.prompt ? {phase: m.prompt.legal.phase, legal: m.prompt.legal, v: m.prompt.v, key: v.promptKey} : null,
           hand: m.deal && m.deal.hand, tricks: m.deal ? m.deal.tricks.length : 0,
           result: m.lastResult && m.lastResult.result, deal_no: m.info && m.info.deal_no,
           missing: [...window.__atoutMissing],
@@ -296,13 +296,39 @@ def act_once(
     if not p or page.locator("dialog[open]").count():
         return None
     phase = p["phase"]
+    # Act on what the page shows: wait until it has drawn this prompt (it draws once per frame).
+    try:
+        page.wait_for_selector(f'#action[data-prompt="{p["key"]}"]', state="attached", timeout=3000)
+    except Exception:
+        return None  # the prompt changed meanwhile: read the state again
+    try:
+        done = _decide(page, p, bid, poignee, keyboard)
+    except Exception as e:  # the page redrew under the click (a new prompt): look again
+        if "Timeout" not in type(e).__name__:
+            raise
+        return None
+    if done is None:
+        return None
+    # Wait until that prompt is answered (or refused).
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        q = state(page).get("prompt")
+        if not q or q["v"] != p["v"] or q["phase"] != phase:
+            break
+        page.wait_for_timeout(20)
+    return done
+
+
+def _decide(page: Any, p: dict[str, Any], bid: str, poignee: bool, keyboard: bool) -> str | None:
+    phase = p["phase"]
+    T = 3000  # a click that cannot happen within 3 s means the page moved on
     if phase == "bidding":
         bids = p["legal"]["bids"]
         choice = bid if bid in bids else "pass"
         if keyboard:
             page.keyboard.press(str(bids.index(choice) + 1))
         else:
-            page.click(f'[data-bid="{choice}"]')
+            page.click(timeout=T, selector=f'[data-bid="{choice}"]')
     elif phase == "discard":
         dc = p["legal"]["discard"]
         need = dc["count"] - len(dc["required"])
@@ -313,19 +339,19 @@ def act_once(
                     card.focus()
                     page.keyboard.press("Enter")
                 else:
-                    card.click()
+                    card.click(timeout=T)
         page.wait_for_selector("#discard-go:not([disabled])")
         if keyboard:
             page.focus("#discard-go")
             page.keyboard.press("Enter")
         else:
-            page.click("#discard-go")
+            page.click(timeout=T, selector="#discard-go")
     elif phase == "chelem":
-        page.click("#chelem-no")
+        page.click(timeout=T, selector="#chelem-no")
     elif phase == "play":
         if poignee and p["legal"]["poignees"]:
             level = p["legal"]["poignees"][0]["level"]
-            page.click(f'[data-key="poignee-{level}"]')
+            page.click(timeout=T, selector=f'[data-key="poignee-{level}"]')
             return "poignee"
         legal = p["legal"]["plays"]
         if keyboard:
@@ -340,16 +366,9 @@ def act_once(
                 page.keyboard.press(key)
             page.keyboard.press("Enter")
         else:
-            page.click(f'.hand .card[data-card="{legal[0]}"]')
+            page.click(timeout=T, selector=f'.hand .card[data-card="{legal[0]}"]')
     else:
         return None
-    # Wait until that prompt is answered (or refused).
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        q = state(page).get("prompt")
-        if not q or q["v"] != p["v"] or q["phase"] != phase:
-            break
-        page.wait_for_timeout(20)
     return phase
 
 
@@ -390,3 +409,60 @@ def open_quick_game(page: Any, base: str, name: str = "Ada", series: str = "d1")
     page.select_option("#series", series)
     page.click("#play-ai")
     page.wait_for_selector(".tableview .seat.me")
+
+
+# -------------------------------------------------------------------------------- baselines
+
+
+def raw_client_times(port: int) -> tuple[float, float]:
+    """Baseline for the browser figures, in the same run: a bare protocol client (websockets,
+    no browser) that creates a one-deal table against three AI, joins and starts it. Returns
+    (seconds to its first deal_start, seconds to the end of the deal playing the first legal
+    move of every prompt)."""
+    import json
+
+    from websockets.sync.client import connect
+
+    t0 = time.monotonic()
+    with connect(f"ws://127.0.0.1:{port}/", subprotocols=["atout.v1"], max_size=None) as ws:  # type: ignore[list-item]
+        ids = iter(range(1, 10_000))
+
+        def send(msg: dict[str, Any]) -> None:
+            ws.send(json.dumps({**msg, "id": next(ids)}))
+
+        send({"type": "hello", "version": 1, "name": "baseline"})
+        send({"type": "create_table", "deals": 1, "public": False, "ai": "heuristic"})
+        first = None
+        tid = None
+        while True:
+            m = json.loads(ws.recv(timeout=30))
+            if m["type"] == "table_created":
+                tid = m["table"]["table"]
+                send({"type": "join", "table": tid, "seat": 0})
+                send({"type": "start", "table": tid})
+            elif m["type"] == "event" and m["event"]["type"] == "deal_start" and first is None:
+                first = time.monotonic() - t0
+            elif m["type"] == "your_turn":
+                lg = m["legal"]
+                if lg["phase"] == "bidding":
+                    send(
+                        {
+                            "type": "bid",
+                            "table": tid,
+                            "contract": "garde" if "garde" in lg["bids"] else "pass",
+                        }
+                    )
+                elif lg["phase"] == "discard":
+                    d = lg["discard"]
+                    cards = d["required"] + d["choices"][: d["count"] - len(d["required"])]
+                    send({"type": "discard", "table": tid, "cards": cards})
+                elif lg["phase"] == "chelem":
+                    send({"type": "chelem", "table": tid, "announce": False})
+                else:
+                    send({"type": "play", "table": tid, "card": lg["plays"][0]})
+            elif (
+                m["type"] == "event"
+                and m["event"]["type"] == "table_state"
+                and m["event"]["state"] == "finished"
+            ):
+                return first or 0.0, time.monotonic() - t0

@@ -14,6 +14,7 @@ from helpers_web import (  # fixtures by name
     browser,
     open_quick_game,
     play_until,
+    raw_client_times,
     shots,
     state,
     web_server,
@@ -50,7 +51,11 @@ def test_a_deal_against_three_ai_by_clicking(
         if not act_once(page):
             page.wait_for_timeout(25)
     elapsed = time.monotonic() - t0
-    print(f"\nFIGURE full deal against 3 AI in the browser: {elapsed:.1f} s")
+    _, base = raw_client_times(web_server.port)
+    print(
+        f"\nFIGURE full deal against 3 AI in the browser: {elapsed:.1f} s (landing to score "
+        f"sheet, clicks); a bare protocol client's deal: {base:.2f} s (ratio {elapsed / base:.0f})"
+    )
     s = state(page)
     assert s["result"] is not None and "bidding" in seen
     page.screenshot(path=str(shots / "score-sheet.png"))
@@ -89,7 +94,33 @@ def test_a_deal_against_three_ai_by_clicking(
         page.wait_for_selector("#review-running")
         page.screenshot(path=str(shots / "review-trick.png"))
         page.keyboard.press("Escape")
+        _check_review_points(page)
     assert state(page)["missing"] == []
+
+
+def _half(card: str) -> int:
+    if card in ("T1", "T21", "EX") or (card[0] != "T" and card[1:] == "K"):
+        return 9
+    return {"Q": 7, "C": 5, "J": 3}.get(card[1:], 1) if card[0] != "T" else 1
+
+
+def _check_review_points(page: Any) -> None:
+    """The review's running count (R8, R9) adds up to the engine's taker points, the rest
+    being the discard (prise, garde), the chien (garde sans) or nothing (garde contre)."""
+    rv = page.evaluate(
+        """async () => { const m = await import('/js/model.js');
+        const r = window.__atout.view.model.lastResult; return {rv: m.reviewOf(r.record), rec: r.record}; }"""
+    )
+    rec, res = rv["rec"], rv["rec"]["result"]
+    from_tricks = rv["rv"]["tricks"][-1]["running"]
+    if res["contract"] in ("prise", "garde"):
+        rest = sum(_half(c) for c in rv["rv"]["discard"]) / 2
+    elif res["contract"] == "garde_sans":
+        rest = sum(_half(c) for c in rec["chien"]) / 2
+    else:
+        rest = 0
+    assert from_tricks + rest == res["taker_points"], (from_tricks, rest, res)
+    assert len(rv["rv"]["tricks"]) == 18
 
 
 def test_four_browsers_play_a_deal_while_a_fifth_watches(
@@ -220,6 +251,9 @@ def test_an_illegal_click_is_refused_with_the_reason(browse: Any, web_server: Th
     assert page.locator("#see-rule").is_visible()
     assert state(page)["prompt"]["v"] == p["v"]  # nothing happened: still our turn
     page.click("#see-rule")
-    page.wait_for_selector("#dlg-rules[open]")
+    page.wait_for_selector("#dlg-rules[open] p.target")
+    # The refusal's rule leads to its paragraph (exact tag, else the rule's family).
+    tags = page.get_attribute("#dlg-rules p.target", "data-rules")
+    assert any(t.startswith("R7") for t in tags.split()), tags
     page.keyboard.press("Escape")
     play_until([page], lambda: _finished(page))

@@ -182,8 +182,9 @@ class Landing {
     this.root.append(
       h("div", { class: "landing" },
         h("section", { class: "hero" },
-          h("h1", {}, t("landing.title")),
-          h("p", { class: "sub" }, t("landing.subtitle")),
+          h("div", { class: "hero-text" },
+            h("h1", {}, t("landing.title")),
+            h("p", { class: "sub" }, t("landing.subtitle"))),
           h("div", { class: "hero-cards", "aria-hidden": "true" })),
         form,
         this.createForm(),

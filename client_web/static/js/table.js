@@ -624,10 +624,10 @@ export class TableView {
         const fresh = trick === d.trick && i === trick.cards.length - 1;
         box.append(h("li", { class: `tcard at-${this.pos(seat)}` + (fresh ? " fresh" : "") + (trick.winner === seat ? " winner" : ""), "aria-label": `${this.seatName(seat)}: ${cardName(t, c)}` },
           this.cardFace(c, "trick-card"),
-          h("span", { class: "tlabel", "aria-hidden": "true" }, i === 0 ? t("trick.led_by", { name: this.seatName(seat) }) : this.seatName(seat))));
+          h("span", { class: "tlabel" + (i === 0 ? " lead" : ""), "aria-hidden": "true" }, this.seatName(seat))));
       });
       center.append(box);
-      if (caption) center.append(h("p", { class: "caption on-felt" }, caption));
+      center.append(h("p", { class: "caption on-felt", id: "trick-caption" }, caption || `${t("trick.current", { n: d.tricks.length + 1 })} · ${t("trick.led_by", { name: this.seatName(trick.leader) })}`));
       return center;
     }
     if (d.phase === "over") {
@@ -678,7 +678,7 @@ export class TableView {
   renderAction() {
     const m = this.model;
     const p = m.prompt;
-    const box = h("section", { class: "action", id: "action", "aria-label": t("action.label") });
+    const box = h("section", { class: "action", id: "action", "aria-label": t("action.label"), dataset: { prompt: p ? this.promptKey : "" } });
     const notice = this.notice ? h("p", { class: "notice " + this.notice.kind, id: "notice", role: this.notice.kind === "error" ? "alert" : "status" }, this.notice.text, " ",
       this.notice.rule ? h("button", { type: "button", class: "linklike", id: "see-rule", onclick: () => openRules(this.app, this.notice.rule) }, t("action.see_rule", { rule: this.notice.rule })) : null) : null;
     if (m.seat == null) {
@@ -847,6 +847,14 @@ export class TableView {
     const seats = [0, 1, 2, 3];
     const rows = seats.map((s) => h("tr", { class: s === m.seat ? "me" : "" }, h("th", { scope: "row" }, this.seatName(s)), h("td", {}, num(m.info.scores[s]))));
     sections.push(h("h3", {}, t("side.scores")), h("table", { class: "scores", id: "standings" }, h("caption", { class: "sr-only" }, t("side.scores")), h("tbody", {}, rows)));
+    // Earlier deals of this table, to review (their records come from the server).
+    const lastNo = m.info.deal_no || 0;
+    const past = [];
+    for (let n = 1; n <= lastNo; n++) if (n < lastNo || (d && d.phase === "over")) past.push(n);
+    if (past.length) {
+      sections.push(h("h3", {}, t("past.title")), h("div", { class: "past" }, past.slice(-12).map((n) =>
+        h("button", { type: "button", class: "small ghost", dataset: { key: "past-" + n }, "aria-label": t("past.review", { n }), onclick: () => this.reviewPast(n) }, String(n)))));
+    }
     const log = h("ol", { class: "log", id: "log", "aria-label": t("side.log") }, this.log.slice(-14).map((x) => h("li", {}, this.logText(x))));
     sections.push(h("details", { class: "log-box" }, h("summary", {}, t("side.log")), log));
     side.append(...sections);
@@ -878,6 +886,20 @@ export class TableView {
 
   review(r) {
     openReview(this, r);
+  }
+
+  /** Review an earlier deal of this table: its record from the server (the `deal` request). */
+  async reviewPast(dealNo) {
+    const last = this.model.lastResult;
+    if (last && last.deal_no === dealNo && last.record) return openReview(this, last);
+    try {
+      const ans = await this.conn.request({ type: "deal", table: this.tid, deal_no: dealNo });
+      const rec = ans.record;
+      if (!rec || !rec.result || rec.result.status !== "played") return this.note("info", t("past.annulled", { n: dealNo }));
+      openReview(this, { deal_no: dealNo, result: rec.result, record: rec });
+    } catch (e) {
+      this.note("error", e.code === "unknown_type" || e.code === "invalid_field" ? t("past.unsupported") : errorText(e));
+    }
   }
 }
 

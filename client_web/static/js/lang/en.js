@@ -163,7 +163,7 @@ export default {
 
   "trick.current": "Trick {n}",
   "trick.won_by": "Trick {n}: won by {name}",
-  "trick.led_by": "{name} led",
+  "trick.led_by": "led by {name}",
   "center.bidding": "Bidding: {name} to speak.",
   "center.lead": "{name} to lead.",
   "center.waiting_taker": "Waiting for the taker, {name}.",
@@ -205,7 +205,7 @@ export default {
   "action.chelem_confirm_yes": "Yes, announce the chelem",
   "action.chelem_cancel": "No, play without",
   "action.play": "Your turn: play a card.",
-  "action.play_hint": "Dimmed cards may not be played now: point at one to see why. Arrows move along the hand, Enter plays.",
+  "action.play_hint": "Dimmed cards may not be played now: point at one, or tap it, to see why. Arrows move along the hand, Enter plays.",
   "action.timer": "{n} s left before the AI plays for you.",
   "action.see_rule": "See the rule ({rule})",
   "turn.announce.bidding": "Your turn to bid.",
@@ -301,6 +301,10 @@ export default {
   "side.poignees": "Poignées",
   "side.poignee_of": "{name}: {level} poignée",
   "side.scores": "Scores",
+  "past.title": "Review a deal",
+  "past.review": "Review deal {n}",
+  "past.annulled": "Deal {n} was annulled: nothing to review.",
+  "past.unsupported": "This server cannot show earlier deals.",
   "side.log": "What happened",
 
   "log.snapshot": "You are at the table.",
