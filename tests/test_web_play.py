@@ -257,3 +257,51 @@ def test_an_illegal_click_is_refused_with_the_reason(browse: Any, web_server: Th
     assert any(t.startswith("R7") for t in tags.split()), tags
     page.keyboard.press("Escape")
     play_until([page], lambda: _finished(page))
+
+
+def test_a_poignee_chosen_card_by_card(browser: Any, tmp_path: Any) -> None:
+    # Seed 339: the first table's seat 0 is dealt ten trumps (found by trying seeds), so the
+    # player is offered a single poignée before their first card (R6.3-R6.5).
+    from helpers_web import PageWatch
+
+    srv = ThreadServer(tmp_path / "p.db", seed=339).start()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB")
+    watch = PageWatch(srv.url)
+    watch.attach_context(ctx)
+    try:
+        page = ctx.new_page()
+        open_quick_game(page, srv.url)
+        deadline = time.monotonic() + 60
+        while True:
+            assert time.monotonic() < deadline, state(page)
+            p = state(page).get("prompt")
+            if p and p["phase"] == "play" and p["legal"]["poignees"]:
+                break
+            if not act_once(page, poignee=False):
+                page.wait_for_timeout(25)
+        option = p["legal"]["poignees"][0]
+        page.wait_for_selector('[data-key="poignee-choose-single"]')
+        page.click('[data-key="poignee-choose-single"]')
+        page.wait_for_selector("#poignee-go:not([disabled])")  # the default set, pre-selected
+        first = option["default"][0]
+        page.click(f'.hand .card[data-card="{first}"]')
+        assert page.locator("#poignee-go").is_disabled()  # nine: not a poignée
+        not_trump = next((c for c in state(page)["hand"] if c not in option["eligible"]), None)
+        if not_trump:
+            page.click(f'.hand .card[data-card="{not_trump}"]', force=True)
+            page.wait_for_selector("#notice")
+            assert "R6.4" in page.inner_text("#notice")
+        page.click(f'.hand .card[data-card="{first}"]')
+        page.click("#poignee-go")
+        page.wait_for_selector("#side-poignee-0")
+        assert "single poignée" in page.inner_text(".side")
+        assert page.locator("#side-poignee-0 li").count() == option["size"]
+        play_until([page], lambda: _finished(page))
+        res = state(page)["result"]
+        if res["status"] == "played":
+            assert res["poignee"] in (20, -20)
+            assert "Poignée" in page.inner_text("#sheet-table")
+    finally:
+        ctx.close()
+        srv.stop()
+    watch.check()
