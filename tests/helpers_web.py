@@ -90,7 +90,7 @@ class ThreadServer:
 
             store = None
             if self.db is not None:
-                from server.store.sqlite import AsyncStore
+                from server.store.aio import AsyncStore
 
                 store = AsyncStore(str(self.db))
             self.server = Server(Config(**self.overrides), store)

@@ -285,7 +285,7 @@ def test_a_poignee_chosen_card_by_card(browser: Any, tmp_path: Any) -> None:
         page.wait_for_selector("#poignee-go:not([disabled])")  # the default set, pre-selected
         first = option["default"][0]
         page.click(f'.hand .card[data-card="{first}"]')
-        assert page.locator("#poignee-go").is_disabled()  # nine: not a poignée
+        page.wait_for_selector("#poignee-go[disabled]")  # nine: not a poignée
         not_trump = next((c for c in state(page)["hand"] if c not in option["eligible"]), None)
         if not_trump:
             page.click(f'.hand .card[data-card="{not_trump}"]', force=True)
