@@ -179,49 +179,75 @@ def _constant_strings(tree: ast.AST) -> dict[str, list[str]]:
 
 def engine_cited_rules(engine_dir: Path = ENGINE_DIR) -> dict[str, list[str]]:
     """Every rule number the engine can cite: the first argument (or ``rule=``) of every
-    ``IllegalAction(...)`` in server/rules, resolved through constants and constant dicts, and
-    every ``"R1.2: ..."`` message prefix. Returns rule -> where it is cited. A refusal whose rule
-    this cannot resolve fails the test, so that no refusal can escape the check."""
-    cited: dict[str, list[str]] = {}
-    unresolved: list[str] = []
-    files = sorted(engine_dir.rglob("*.py"))
-    assert files
-    for path in files:
+    ``IllegalAction(...)`` in server/rules, resolved through literals, module constants and
+    dicts of literals, and through helpers that pass a parameter on (``def refuse(rule, ...):
+    raise IllegalAction(rule, ...)`` then every ``refuse("R5.3", ...)``); plus every
+    ``"R1.2: ..."`` message prefix. Returns rule -> where it is cited. A refusal whose rule this
+    cannot resolve fails the test, so that no refusal can escape the check."""
+    modules = []
+    for path in sorted(engine_dir.rglob("*.py")):
         tree = ast.parse(path.read_text("utf-8"), str(path))
-        consts = _constant_strings(tree)
-        where = path.name
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                m = re.match(r"(R\d+(?:\.\d+)*): ", node.value)
-                if m:
-                    cited.setdefault(m.group(1), []).append(f"{where}:{node.lineno}")
-            if not isinstance(node, ast.Call):
-                continue
-            f = node.func
-            name = (
-                f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            )
-            if name != "IllegalAction":
-                continue
-            arg = next((k.value for k in node.keywords if k.arg == "rule"), None)
-            if arg is None and node.args:
-                arg = node.args[0]
-            loc = f"{where}:{node.lineno}"
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                values = [arg.value]
-            elif isinstance(arg, ast.Name) and arg.id in consts:
-                values = consts[arg.id]
-            elif (
-                isinstance(arg, ast.Subscript)
-                and isinstance(arg.value, ast.Name)
-                and arg.value.id in consts
-            ):
-                values = consts[arg.value.id]
-            else:
-                unresolved.append(loc)
-                continue
-            for v in values:
-                cited.setdefault(v, []).append(loc)
+        parents = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+        modules.append((path.name, tree, _constant_strings(tree), parents))
+    assert modules
+    # callee name -> (positional index, keyword) of its rule argument
+    targets: dict[str, tuple[int, str]] = {"IllegalAction": (0, "rule")}
+    while True:
+        cited: dict[str, list[str]] = {}
+        unresolved: list[str] = []
+        before = dict(targets)
+        for where, tree, consts, parents in modules:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    m = re.match(r"(R\d+(?:\.\d+)*): ", node.value)
+                    if m:
+                        cited.setdefault(m.group(1), []).append(f"{where}:{node.lineno}")
+                if not isinstance(node, ast.Call):
+                    continue
+                f = node.func
+                name = (
+                    f.id
+                    if isinstance(f, ast.Name)
+                    else f.attr
+                    if isinstance(f, ast.Attribute)
+                    else ""
+                )
+                if name not in targets:
+                    continue
+                pos, kw = targets[name]
+                loc = f"{where}:{node.lineno}"
+                arg = next((k.value for k in node.keywords if k.arg == kw), None)
+                if arg is None and len(node.args) > pos:
+                    arg = node.args[pos]
+                values: list[str] | None = None
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    values = [arg.value]
+                elif isinstance(arg, ast.Name) and arg.id in consts:
+                    values = consts[arg.id]
+                elif (
+                    isinstance(arg, ast.Subscript)
+                    and isinstance(arg.value, ast.Name)
+                    and arg.value.id in consts
+                ):
+                    values = consts[arg.value.id]
+                elif isinstance(arg, ast.Name):
+                    fn = parents.get(node)
+                    while fn is not None and not isinstance(fn, ast.FunctionDef):
+                        fn = parents.get(fn)
+                    params = [a.arg for a in fn.args.args] if fn is not None else []
+                    if fn is not None and arg.id in params and fn.name != "__init__":
+                        idx = params.index(arg.id)
+                        if params and params[0] in ("self", "cls"):
+                            idx -= 1
+                        targets.setdefault(fn.name, (idx, arg.id))
+                        continue  # the helper's callers carry the rule
+                if values is None:
+                    unresolved.append(loc)
+                    continue
+                for v in values:
+                    cited.setdefault(v, []).append(loc)
+        if targets == before:
+            break
     assert not unresolved, (
         "IllegalAction raised with a rule number this test cannot read "
         f"(use a literal or a module-level constant/dict of literals): {unresolved}"
@@ -246,7 +272,13 @@ def test_engine_scan_sees_new_refusals(tmp_path: Path) -> None:
         "E = ValueError('R2.9: bad')\n"
     )
     assert set(engine_cited_rules(tmp_path)) == {"R8.8", "R9.9", "R3.1", "R4.1", "R2.9"}
-    (tmp_path / "b.py").write_text("def f(rule):\n    raise IllegalAction(rule, 'x')\n")
+    (tmp_path / "b.py").write_text(
+        "def refuse(rule, why):\n    raise IllegalAction(rule, why)\n"
+        "class K:\n    def no(self, why, rule):\n        return IllegalAction(rule, why)\n"
+        "def g(st):\n    refuse('R5.5', 'x')\n    st.no('y', rule='R6.6')\n    st.no('y', 'R7.7')\n"
+    )
+    assert set(engine_cited_rules(tmp_path)) >= {"R5.5", "R6.6", "R7.7", "R8.8"}
+    (tmp_path / "c.py").write_text("def f(x):\n    raise IllegalAction(pick(x), 'x')\n")
     with pytest.raises(AssertionError, match="cannot read"):
         engine_cited_rules(tmp_path)
 
@@ -790,3 +822,14 @@ def test_french_and_english_plural_forms() -> None:
     for lang, nouns, words in (("fr", FR_NOUNS, FR_WORDS), ("en", EN_NOUNS, EN_WORDS)):
         errors, checked = plural_errors(all_text(lang), nouns, words, lang)
         assert errors == [] and checked >= 15, (lang, errors, checked)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_cross_references_name_a_section(lang: str) -> None:
+    """ "(see Scoring)", "(voir Décompte)", "(viz Bodování)": the section exists, by title."""
+    doc = DOCS[lang]
+    word = {"en": "see", "fr": "voir", "cs": "viz"}[lang]
+    refs = re.findall(rf"\({word} ([^)]+)\)", all_text(lang))
+    assert refs
+    for ref in refs:
+        assert doc.section(ref) is not None, ref
