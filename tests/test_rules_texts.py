@@ -833,3 +833,11 @@ def test_cross_references_name_a_section(lang: str) -> None:
     assert refs
     for ref in refs:
         assert doc.section(ref) is not None, ref
+
+
+def test_czech_speaks_to_the_player_formally() -> None:
+    """Vykání, as the client's Czech does ("Hlásíte"), never the card's "Ty"."""
+    text = all_text("cs")
+    informal = r"\b(ty|tvůj|tvoje|tvá|tvé|tvých|tebe|tobě|tebou|máš|můžeš|musíš|smíš|hraješ|hlásíš|nemáš)\b"
+    assert re.findall(informal, text, re.I) == []
+    assert re.search(r"\b\w+te\b", text)  # "můžete", "nemáte", "hlaste"...
