@@ -5,6 +5,7 @@ are test_cluster.py and test_cluster_adopt.py)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sqlite3
 import time
@@ -203,7 +204,10 @@ async def test_stale_and_missing_registrations(db: str) -> None:
         # A worker whose heartbeat stopped is ignored: not a redirect target, not listed.
         assert a.cluster is not None and a.cluster._beat is not None
         a.cluster._beat.cancel()
-        await asyncio.sleep(0.2)  # a beat already handed to the registry thread lands first
+        with contextlib.suppress(asyncio.CancelledError):
+            await a.cluster._beat
+        await a.cluster._call("workers")  # a beat already handed to the registry thread
+        # (one thread, in order) has landed once this read has run
         rows(db, "UPDATE workers SET heartbeat_at = heartbeat_at - 3600 WHERE worker = 0")
         e = await cb.request({"type": "join", "table": tid})
         assert e["code"] == "no_such_table"

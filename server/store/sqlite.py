@@ -727,12 +727,6 @@ class SqliteStore(PlayerStore):
                 )
         return out
 
-    def abandon_deal(self, table_id: str, deal_no: int) -> None:
-        """Give up a deal in progress (its table closed): it keeps its partial record but is
-        neither replayed on start nor exported."""
-        at = now()
-        self._tx(lambda c: self._abandon(c, table_id, deal_no, at))
-
     def _abandon(self, c: sqlite3.Connection, table_id: str, deal_no: int, at: str) -> None:
         row = c.execute(
             "SELECT dealer, dealt, status FROM deals WHERE table_id = ? AND deal_no = ?",
