@@ -71,8 +71,14 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
         "engine's explanation"
     ),
     ErrorCode.BAD_TOKEN: "the seat token is unknown, revoked (seat left or released) or expired",
-    ErrorCode.NOT_ALLOWED: "only the table's creator or a seated player may do this",
-    ErrorCode.LIMIT_REACHED: "a server limit (tables per connection, open tables) is reached",
+    ErrorCode.NOT_ALLOWED: (
+        "only the table's creator or a seated player may do this (closing a table in play: "
+        "its creator or an admin); or a wrong admin token in `hello`"
+    ),
+    ErrorCode.LIMIT_REACHED: (
+        "a server limit is reached (tables per connection, open tables, tables of bots only "
+        "playing per address)"
+    ),
     ErrorCode.RATE_LIMITED: (
         "too many messages: this one was not processed; slow down (repeated abuse closes the "
         "connection with 4029)"
@@ -99,6 +105,7 @@ class CloseCode(IntEnum):
     UNSUPPORTED_VERSION = 4002
     SLOW_CONSUMER = 4008
     REPLACED = 4009
+    TOO_MANY_CONNECTIONS = 4010
     RATE_LIMITED = 4029
 
 
@@ -120,12 +127,19 @@ CLOSE_DESCRIPTIONS: dict[CloseCode, tuple[str, str]] = {
         "do not retry with the same version",
     ),
     CloseCode.SLOW_CONSUMER: (
-        "the client did not read its messages fast enough and its outgoing queue overflowed",
-        "reconnect and resume (you will get a snapshot)",
+        "the client did not read its messages fast enough: more than 2048 messages or 1 MiB "
+        "(server option `--out-bytes`) waited for it",
+        "reconnect and resume with your last `v` (you get the missed events, or a snapshot)",
     ),
     CloseCode.REPLACED: (
         "another connection resumed a seat token held by this connection",
         "do not reconnect automatically (the other connection owns the seat now)",
+    ),
+    CloseCode.TOO_MANY_CONNECTIONS: (
+        "the client's address already has as many open connections as the server allows "
+        "(64 by default, server option `--max-connections-per-address`)",
+        "close connections you no longer use, then reconnect; one connection can hold seats "
+        "at several tables",
     ),
     CloseCode.RATE_LIMITED: (
         "the client kept sending after `rate_limited` errors",

@@ -20,6 +20,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
+from .text import NAME_PATTERN
+
 # ------------------------------------------------------------------------------ shared types
 
 RequestId = Annotated[str, Meta(max_length=64)] | int
@@ -32,8 +34,18 @@ Name = Annotated[
     Meta(
         min_length=1,
         max_length=32,
-        pattern=r"^[^\x00-\x1f\x7f]+$",
-        description="a display name, 1..32 characters, no control characters",
+        pattern=NAME_PATTERN,
+        description="a display name, 1..32 characters, not only spaces, no control characters "
+        "(C0, DEL, C1, line separators, bidirectional controls: protocol/text.py)",
+    ),
+]
+TableName = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=64,
+        pattern=NAME_PATTERN,
+        description="a table name, 1..64 characters, the same characters as a player name",
     ),
 ]
 Level = Annotated[str, Meta(min_length=1, max_length=32, description="an AI level, e.g. `random`")]
@@ -73,10 +85,31 @@ class Hello(_Request, tag="hello", kw_only=True):
     v: (
         Annotated[int, Meta(ge=0, description="with `token`: the last table version seen")] | None
     ) = None
+    admin: (
+        Annotated[
+            str,
+            Meta(
+                max_length=256,
+                description="optional: the server's admin token (may close any table)",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class ListTables(_Request, tag="list_tables", kw_only=True):
-    """List the public open tables. Answered by `tables`."""
+    """List the public open tables, a page at a time. Answered by `tables`."""
+
+    limit: Annotated[int, Meta(ge=1, le=100, description="tables per page (default 50)")] | None = (
+        None
+    )
+    cursor: (
+        Annotated[
+            str,
+            Meta(max_length=100, description="`next` of the previous page; null: the first page"),
+        ]
+        | None
+    ) = None
 
 
 class CreateTable(_Request, tag="create_table", kw_only=True):
@@ -84,7 +117,7 @@ class CreateTable(_Request, tag="create_table", kw_only=True):
 
     Give at most one of `deals` and `target_score`; with neither, the table plays 4 deals."""
 
-    name: Annotated[str, Meta(max_length=64, description="default: <name>'s table")] | None = None
+    name: Annotated[TableName, Meta(description="default: <name>'s table")] | None = None
     public: Annotated[bool | None, Meta(description="default true")] = None
     deals: Annotated[int, Meta(ge=1, le=1000)] | None = None
     target_score: Annotated[int, Meta(ge=1, le=100000)] | None = None
@@ -423,6 +456,10 @@ class SeatEvent(_Push, tag="seat", kw_only=True):
     name: str | None = None
     connected: bool = False
     ai: str | None = None
+    reason: Annotated[
+        Literal["timeouts"] | None,
+        Meta(description="why a seat was released: its player let the AI play too many turns"),
+    ] = None
 
 
 class TableStateEvent(_Push, tag="table_state", kw_only=True):
@@ -542,6 +579,17 @@ class Limits(msgspec.Struct, kw_only=True):
     rate_per_second: float
     burst: int
     grace_seconds: float
+    turn_limit_seconds: Annotated[
+        float | None,
+        Meta(
+            description="seconds a player has to act at a table without a turn timer before "
+            "the AI plays for them; null: no limit"
+        ),
+    ] = None
+    max_timeouts: Annotated[
+        int,
+        Meta(description="turns in a row played by the AI before the seat is released (0: never)"),
+    ] = 0
 
 
 class ResumedSeat(msgspec.Struct, kw_only=True):
@@ -561,13 +609,19 @@ class Welcome(_Push, tag="welcome", kw_only=True):
     resumed: Annotated[
         ResumedSeat | None, Meta(description="the seat resumed by `hello.token`, if any")
     ] = None
+    admin: Annotated[bool, Meta(description="`hello.admin` was the admin token")] = False
 
 
 class Tables(_Push, tag="tables", kw_only=True):
-    """Answer to `list_tables`."""
+    """Answer to `list_tables`: one page of the public open tables."""
 
     id: RequestId
     tables: list[TableInfo]
+    next: Annotated[
+        str | None,
+        Meta(description="send it as `cursor` for the next page; null: this is the last page"),
+    ] = None
+    total: Annotated[int, Meta(description="public open tables in all pages")] = 0
 
 
 class TableCreated(_Push, tag="table_created", kw_only=True):
@@ -644,7 +698,11 @@ class YourTurn(_Push, tag="your_turn", kw_only=True):
     legal: LegalActions
     hand: Annotated[list[Card], Meta(description="the seat's cards now (as in its view)")] = []
     timer: Annotated[
-        float | None, Meta(description="seconds before the AI plays for this seat; null: none")
+        float | None,
+        Meta(
+            description="seconds before the AI plays for this seat: the table's turn timer, or "
+            "the server's turn limit; null: none"
+        ),
     ] = None
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from .messages import ClientMessage, ServerMessage
+from .messages import CLIENT_TYPES, ClientMessage, ServerMessage
 from .version import PROTOCOL_VERSION
 
 SCHEMA_DIR = Path(__file__).parent / "schema"
@@ -43,7 +43,7 @@ def schemas() -> dict[str, dict[str, Any]]:
             "Every message the server sends. Clients must ignore fields they do not know.",
         ),
     ):
-        out[fname] = {
+        doc = {
             "$schema": DRAFT,
             "$id": f"atout:protocol:{fname}",
             "title": title,
@@ -51,7 +51,36 @@ def schemas() -> dict[str, dict[str, Any]]:
             **top,
             "$defs": {k: defs[k] for k in sorted(_reachable(top, defs))},
         }
+        out[fname] = _standard(doc)
     return out
+
+
+def _standard(doc: dict[str, Any]) -> dict[str, Any]:
+    """Say in plain JSON Schema 2020-12 what the server enforces: every message is exactly one
+    of the message objects (``oneOf``: their ``type`` values differ), and a client message has
+    no other properties than its own. ``discriminator`` (an OpenAPI keyword that 2020-12
+    validators ignore) is dropped."""
+    doc = json.loads(json.dumps(doc))
+    strict = {
+        c.__name__ for c in CLIENT_TYPES.values() if c.__struct_config__.forbid_unknown_fields
+    }
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            node.pop("discriminator", None)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(doc)
+    if "anyOf" in doc:
+        doc["oneOf"] = doc.pop("anyOf")
+    for name, d in doc["$defs"].items():
+        if name in strict and d.get("type") == "object":
+            d["additionalProperties"] = False
+    return doc
 
 
 def _reachable(node: Any, defs: dict[str, Any]) -> set[str]:

@@ -11,7 +11,8 @@ package                   what lives there                                     m
 ``server.ai``             bots: ``choose(view, legal) -> action``              rules
 ``server.config``         the server settings                                  nothing
 ``server.store``          the store interface, SQLite backend, journal         rules
-``server.ops``            logs, metrics, admin commands                        rules, store, config
+``server.ops``            logs, metrics, admin commands                        rules, store, config,
+                                                                               protocol
 ``server.tables``         the table actor (seats, deal sequence, drivers,      rules, ai, store, ops,
                           broadcasting) and the lobby                          config, protocol
 ``server.cluster``        several workers on one database                      tables and below

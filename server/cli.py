@@ -77,54 +77,92 @@ def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:
     return p
 
 
+#: ``serve`` options: (flag, type, default, help); each also ``ATOUT_<FLAG>`` in the environment.
+_SERVE_OPTIONS: tuple[tuple[str, type, str, str], ...] = (
+    ("--host", str, "127.0.0.1", "bind address"),
+    ("--port", int, "8765", "port"),
+    ("--db", str, "atout.db", "SQLite file"),
+    ("--log-level", str, "info", "debug, info, warning, error"),
+    ("--think-delay", float, "0.8", "default seconds an AI waits before acting, per table"),
+    ("--deal-pause", float, "3", "default seconds between two deals, per table"),
+    ("--grace", float, "60", "seconds a disconnected player keeps the seat"),
+    (
+        "--absent-wait",
+        float,
+        "5",
+        "seconds an absent player's turn waits before the AI plays it",
+    ),
+    (
+        "--turn-limit",
+        float,
+        "60",
+        "seconds a present player has to act on a table without a turn timer before the AI "
+        "plays for them (0: no limit)",
+    ),
+    (
+        "--max-timeouts",
+        int,
+        "3",
+        "turns in a row the AI plays for a present player before the seat is released (0: never)",
+    ),
+    ("--max-tables", int, "5000", "open tables at most"),
+    ("--rate", float, "100", "frames per second a connection may send on average"),
+    ("--burst", int, "200", "frames a connection may send at once"),
+    (
+        "--out-bytes",
+        int,
+        "1048576",
+        "bytes queued for a client that does not read before it is closed with 4008",
+    ),
+    (
+        "--max-connections-per-address",
+        int,
+        "64",
+        "open connections per client address (more are closed with 4010)",
+    ),
+    (
+        "--trusted-proxies",
+        str,
+        "",
+        "comma-separated addresses of reverse proxies whose X-Forwarded-For names the client",
+    ),
+    (
+        "--max-bot-tables",
+        int,
+        "4",
+        "tables of bots only (no human seated) an address may have playing at once",
+    ),
+    (
+        "--ai-share",
+        float,
+        "0.25",
+        "seconds of AI work per second an address's tables of bots only may use (0: no limit)",
+    ),
+    ("--min-think-delay", float, "0", "the least think delay a table may ask for"),
+    ("--backlog", int, "1024", "pending TCP connections the listening socket holds"),
+    (
+        "--admin-token-file",
+        str,
+        "",
+        "file holding the admin token: a client whose hello carries it may close any table",
+    ),
+)
+
+
 def add_serve_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--host", default=_env("ATOUT_HOST", "127.0.0.1"), help="bind address (ATOUT_HOST)"
-    )
-    p.add_argument(
-        "--port", type=int, default=int(_env("ATOUT_PORT", "8765")), help="port (ATOUT_PORT)"
-    )
-    p.add_argument("--db", default=_env("ATOUT_DB", "atout.db"), help="SQLite file (ATOUT_DB)")
-    p.add_argument(
-        "--log-level",
-        default=_env("ATOUT_LOG_LEVEL", "info"),
-        help="debug, info, warning, error (ATOUT_LOG_LEVEL)",
-    )
+    for flag, kind, default, text in _SERVE_OPTIONS:
+        env = "ATOUT_" + flag[2:].upper().replace("-", "_")
+        p.add_argument(
+            flag,
+            type=kind,
+            default=kind(_env(env, default)),
+            help=f"{text} ({env})",
+        )
     p.add_argument(
         "--log-format",
         choices=("text", "json"),
         default=_env("ATOUT_LOG_FORMAT", "text"),
         help="text (human-readable) or json: one JSON object per line (ATOUT_LOG_FORMAT)",
-    )
-    p.add_argument(
-        "--think-delay",
-        type=float,
-        default=float(_env("ATOUT_THINK_DELAY", "0.8")),
-        help="default seconds an AI waits before acting, per table (ATOUT_THINK_DELAY)",
-    )
-    p.add_argument(
-        "--deal-pause",
-        type=float,
-        default=float(_env("ATOUT_DEAL_PAUSE", "3")),
-        help="default seconds between two deals, per table (ATOUT_DEAL_PAUSE)",
-    )
-    p.add_argument(
-        "--grace",
-        type=float,
-        default=float(_env("ATOUT_GRACE", "60")),
-        help="seconds a disconnected player keeps the seat (ATOUT_GRACE)",
-    )
-    p.add_argument(
-        "--absent-wait",
-        type=float,
-        default=float(_env("ATOUT_ABSENT_WAIT", "5")),
-        help="seconds an absent player's turn waits before the AI plays it (ATOUT_ABSENT_WAIT)",
-    )
-    p.add_argument(
-        "--max-tables",
-        type=int,
-        default=int(_env("ATOUT_MAX_TABLES", "5000")),
-        help="open tables at most (ATOUT_MAX_TABLES)",
     )
     p.add_argument(
         "--no-web",

@@ -4,7 +4,9 @@ Imports nothing of ours: every layer may read it."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 
@@ -26,10 +28,20 @@ class Config:
     burst: int = 200  # token bucket size
     max_strikes: int = 50  # refused frames within 10 s before closing with 4029
     out_queue: int = 2048  # queued outgoing messages per connection before closing with 4008
+    out_bytes: int = 1 << 20  # ... or queued bytes (the transport's buffer included)
+    max_connections_per_address: int = 64  # open connections per client address (4010 beyond)
+    trusted_proxies: tuple[str, ...] = ()  # peers whose X-Forwarded-For names the client
+    backlog: int = 1024  # pending TCP connections the listening socket holds
     event_log: int = 512  # events kept per seat for resuming
     max_tables: int = 5000
     max_tables_per_session: int = 20
-    list_limit: int = 500  # tables listed by list_tables at most
+    list_limit: int = 500  # tables a cluster worker publishes to the others at most
+    turn_limit: float = 60.0  # s a present human has to act without a turn timer (0: forever)
+    max_timeouts: int = 3  # turns in a row played by the AI before the seat is released (0: never)
+    max_bot_tables: int = 4  # tables of bots only playing at once per client address
+    ai_share: float = 0.25  # AI seconds per second per address for tables of bots only (0: any)
+    min_think_delay: float = 0.0  # floor of a table's think delay (s)
+    admin_token_hash: str | None = None  # SHA-256 of the admin token (hello `admin`)
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
     ai_deadline: float = 2.0  # seconds a searching AI (strong) may think per decision
@@ -44,6 +56,25 @@ class Config:
 
     @classmethod
     def from_args(cls, args: Any) -> Config:
-        """Settings from parsed command-line options (missing ones keep their defaults)."""
+        """Settings from parsed command-line options (missing ones keep their defaults).
+        Raises ValueError when the admin token file cannot be read or is empty."""
         kw = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}
+        if isinstance(kw.get("trusted_proxies"), str):
+            kw["trusted_proxies"] = tuple(
+                a.strip() for a in kw["trusted_proxies"].split(",") if a.strip()
+            )
+        path = getattr(args, "admin_token_file", "")
+        if path:
+            try:
+                token = Path(path).read_text(encoding="utf-8").strip()
+            except OSError as e:
+                raise ValueError(f"cannot read the admin token file {path}: {e}") from None
+            if len(token) < 16:
+                raise ValueError(f"the admin token in {path} is shorter than 16 characters")
+            kw["admin_token_hash"] = token_hash(token)
         return cls(**kw)
+
+
+def token_hash(token: str) -> str:
+    """What the server keeps of a secret token (seat or admin): its SHA-256, never the token."""
+    return hashlib.sha256(token.encode()).hexdigest()

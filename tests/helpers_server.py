@@ -33,12 +33,20 @@ TIMEOUT = 10.0
 
 @asynccontextmanager
 async def running_server(db: Path | str | None = None, **overrides: Any) -> AsyncIterator[Server]:
-    """A server on 127.0.0.1 with a free port; AI and pauses at 0 unless overridden.
+    """A server on 127.0.0.1 with a free port; AI and pauses at 0 unless overridden, and no
+    limit on tables of bots only (tests run many from one address; tests of those limits set
+    them).
 
     ``db``: a SQLite path for the real AsyncStore (None: no store)."""
     from server.store.aio import AsyncStore
 
-    settings: dict[str, Any] = {"port": 0, "think_delay": 0.0, "deal_pause": 0.0}
+    settings: dict[str, Any] = {
+        "port": 0,
+        "think_delay": 0.0,
+        "deal_pause": 0.0,
+        "ai_share": 0.0,
+        "max_bot_tables": 1000,
+    }
     settings.update(overrides)
     store = AsyncStore(str(db)) if db is not None else None
     server = Server(Config(**settings), store)

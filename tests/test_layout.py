@@ -21,7 +21,7 @@ ALLOWED: dict[str, set[str]] = {
     "server.ai": {"server.rules"},
     "server.config": set(),
     "server.store": {"server.rules"},
-    "server.ops": {"server.store", "server.rules", "server.config"},
+    "server.ops": {"server.store", "server.rules", "server.config", "protocol"},
     "server.tables": {
         "server.rules",
         "server.ai",

@@ -100,7 +100,13 @@ async def test_resume_without_version_gets_a_snapshot_and_the_deal_finishes() ->
         deal = snap["deal"]
         assert snap["seat"] == 0 and deal["seat"] == 0 and len(deal["tricks"]) >= 5
         assert deal["hand"] is not None and deal["record"] is None
-        assert snap["v"] == srv.lobby.tables[tid].v - 1  # then the "connected" seat event
+        # Issue 9 item 8: the snapshot is the table exactly as of its `v`: the event saying the
+        # seat is connected again came before it (it is in the snapshot), not after.
+        assert snap["v"] == srv.lobby.tables[tid].v
+        assert snap["info"]["seats"][0]["connected"] is True
+        assert not [
+            m for m in c2.events(tid) if m["v"] > snap["v"] and m["event"]["type"] == "seat"
+        ]
         await autoplay(c2, tid, random.Random(4), table_finished)
         check_versions(c2, tid)
         assert check_no_leaks(c2, tid, 0) == 1

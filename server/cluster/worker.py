@@ -41,8 +41,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from protocol.errors import ErrorCode
+from server.config import token_hash
 from server.store.base import Fence, Registry, StoreError, WorkerIdTaken, WorkerRow, pid_alive
-from server.tables.seats import Connection, token_hash
+from server.tables.lobby import ListKey, list_key, paginate
+from server.tables.seats import Connection
 
 __all__ = ["Cluster", "ClusterError", "WorkerRow", "pid_alive", "public_url", "worker_of"]
 
@@ -58,7 +60,6 @@ _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.decode
 
 _PREFIX = re.compile(r"^w(\d{1,6})-")
-_STATE_ORDER = {"waiting": 0, "playing": 1, "finished": 2}
 SUPERVISOR_ENV = "ATOUT_SUPERVISOR_PID"  # set for the workers a supervisor starts
 
 
@@ -458,16 +459,19 @@ class Cluster:
 
     # -- hooks from the server: listing and redirects --
 
-    def listing(self) -> list[dict[str, Any]]:
-        """Public tables of every live worker: ours as they are now, the others' as of their
-        last heartbeat. Each with the ``url`` of its worker."""
-        tables = [{**t, "url": self.url} for t in self.lobby.listing()]
+    def page(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None, int]:
+        """A page of the public tables of every live worker: ours as they are now, the others'
+        as of their last heartbeat. Each with the ``url`` of its worker."""
+        entries: list[tuple[ListKey, Any]] = list(self.lobby.public())
         now = time.time()
         for n, row in self._workers.items():
             if n in self._listings and row.live(now, self.stale_after, self.host):
-                tables.extend(self._listings[n])
-        tables.sort(key=lambda t: _STATE_ORDER.get(t.get("state", ""), 3))
-        return tables[: self.cfg.list_limit]
+                entries.extend(
+                    (list_key(t.get("state", ""), t.get("table", "")), t) for t in self._listings[n]
+                )
+        page, nxt = paginate(entries, cursor, limit)
+        infos = [t if isinstance(t, dict) else {**t.info(), "url": self.url} for t in page]
+        return infos, nxt, len(entries)
 
     def route(self, sess: Connection, msg: Any) -> None:
         """A request about a table this worker does not hold."""

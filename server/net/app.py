@@ -12,16 +12,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
-import re
 import secrets
 import signal
 import sys
 from http import HTTPStatus
 from typing import Any
 
-import msgspec
 from websockets.asyncio.server import Server as WSServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -31,7 +30,9 @@ import protocol.messages as P
 from protocol.errors import CloseCode, ErrorCode
 from protocol.version import MAX_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOLS, SUPPORTED_VERSIONS
 from server.cluster.worker import Cluster
-from server.config import Config
+from server.config import Config, token_hash
+from server.net.connection import BINARY_MARK, AtoutConnection
+from server.net.decode import Refusal, decode_request, peek_id
 from server.net.session import Session
 from server.net.web import WebFiles, worker_origins
 from server.ops.logs import connection_context
@@ -41,6 +42,9 @@ from server.tables.decider import Decider
 from server.tables.lobby import Lobby, LobbyError
 
 log = logging.getLogger("atout.server")
+
+HEALTH_CACHE = 1.0  # seconds a /healthz answer is reused
+DEFAULT_PAGE = 50  # tables per `tables` answer when `list_tables` gives no limit
 
 try:
     from importlib.metadata import version as _pkg_version
@@ -60,27 +64,6 @@ _TABLE_REQUESTS = (
     P.Close,
     *P.ACTION_TYPES,
 )
-_AT_PATH = re.compile(r" - at `([^`]*)`$")
-
-
-class _IdOnly(msgspec.Struct):
-    id: Any = None
-
-
-_id_decoder = msgspec.json.Decoder(_IdOnly)
-
-
-def _peek_id(frame: str | bytes) -> Any:
-    """The request id of a frame we will not process, when it can be read cheaply."""
-    try:
-        rid = _id_decoder.decode(frame).id
-    except (msgspec.DecodeError, UnicodeDecodeError):
-        return None
-    if isinstance(rid, bool) or not isinstance(rid, str | int):
-        return None
-    if isinstance(rid, str) and len(rid) > 64:
-        return None
-    return rid
 
 
 class Server:
@@ -104,6 +87,8 @@ class Server:
         self._stopping = False
         # The browser client's files, answered on this port like /healthz (server/net/web.py).
         self.web = WebFiles(connect=worker_origins(cfg.public_url)) if cfg.web else None
+        self._health, self._health_at = False, -HEALTH_CACHE  # /healthz's cached answer
+        self._per_address: dict[str, int] = {}  # open connections by client address
         self._handlers: dict[type, Any] = {
             P.Hello: self._on_hello,
             P.Ping: self._on_ping,
@@ -129,6 +114,8 @@ class Server:
             self._handler,
             cfg.host,
             cfg.port,
+            create_connection=AtoutConnection,
+            backlog=cfg.backlog,
             subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
             select_subprotocol=_select_subprotocol,
             process_request=self._http,
@@ -175,35 +162,69 @@ class Server:
     # -- HTTP --------------------------------------------------------------------------------
 
     async def _http(self, conn: ServerConnection, request: Request) -> Response | None:
+        """Plain HTTP on the WebSocket port: ``GET`` or ``HEAD`` (anything else was answered
+        405 by :class:`AtoutConnection`). None lets the WebSocket handshake go on."""
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
-            ok = not self._stopping and (self.store is None or await self.store.writable())
-            if ok:
-                return conn.respond(HTTPStatus.OK, "ok\n")
-            return conn.respond(HTTPStatus.SERVICE_UNAVAILABLE, "store not writable\n")
-        if path == "/metrics":
+            resp = await self._healthz(conn, "deep=1" in request.path.partition("?")[2])
+        elif path == "/metrics":
             resp = conn.respond(HTTPStatus.OK, self.metrics.render())
             del resp.headers["Content-Type"]
             resp.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
-            return resp
-        if self.web is not None:
+        elif request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        elif self.web is not None:  # the browser client's files (it answers HEAD and 404 too)
             return self.web.respond(request, SERVER_NAME)
-        return None
+        else:
+            resp = conn.respond(HTTPStatus.NOT_FOUND, "not found\n")
+        if request.method == "HEAD":  # the same headers, Content-Length included; no body
+            resp = dataclasses.replace(resp, body=b"")
+        return resp
+
+    async def _healthz(self, conn: ServerConnection, deep: bool) -> Response:
+        """200 while the server runs and its database took a write within the last second
+        (a cached answer: health checks must not load the database); ``?deep=1`` writes now."""
+        if self._stopping:
+            return conn.respond(HTTPStatus.SERVICE_UNAVAILABLE, "shutting down\n")
+        if self.store is not None:
+            now = asyncio.get_running_loop().time()
+            if deep or now - self._health_at > HEALTH_CACHE:
+                ok = await self.store.writable()
+                self._health, self._health_at = ok, asyncio.get_running_loop().time()
+            if not self._health:
+                return conn.respond(HTTPStatus.SERVICE_UNAVAILABLE, "store not writable\n")
+        return conn.respond(HTTPStatus.OK, "ok\n")
 
     # -- connections -------------------------------------------------------------------------
 
     async def _handler(self, ws: ServerConnection) -> None:
+        # The library keeps our subprotocol selector as a closure over the connection on its
+        # protocol object: a reference cycle that only a full collection would free. The
+        # handshake is over: drop it, and a closed connection is freed by reference counting.
+        vars(ws.protocol).pop("select_subprotocol", None)
         cfg = self.cfg
         m = self.metrics
+        address = client_address(ws, cfg.trusted_proxies)
+        open_here = self._per_address.get(address, 0)
+        if open_here >= cfg.max_connections_per_address:
+            m.closes[CloseCode.TOO_MANY_CONNECTIONS] += 1
+            with contextlib.suppress(ConnectionClosed):
+                await ws.close(
+                    CloseCode.TOO_MANY_CONNECTIONS, "too many connections from your address"
+                )
+            return
+        self._per_address[address] = open_here + 1
         sess = Session(
             ws,
             secrets.token_hex(6),
             m,
             max_queue=cfg.out_queue,
+            max_bytes=cfg.out_bytes,
             rate=cfg.rate,
             burst=cfg.burst,
             max_strikes=cfg.max_strikes,
         )
+        sess.address = address
         connection_context(sess.id)  # this connection's log records name it
         m.connections_open += 1
         m.connections_total += 1
@@ -212,14 +233,18 @@ class Server:
         writer = loop.create_task(sess.writer())
         timer = loop.call_later(cfg.hello_timeout, self._hello_timeout, sess)
         try:
-            async for frame in ws:
-                self._on_frame(sess, frame)
+            while True:  # bytes, text frames included: decode.py checks their UTF-8
+                self._on_frame(sess, await ws.recv(decode=False))
         except ConnectionClosed:
             pass
         finally:
             timer.cancel()
             m.connections_open -= 1
-            sess.closed = True
+            left = self._per_address[address] - 1
+            if left:
+                self._per_address[address] = left
+            else:
+                del self._per_address[address]
             self.lobby.gone(sess)
             sent = ws.protocol.close_sent  # the close frame the server sent, if it did
             if sent is not None:
@@ -232,7 +257,7 @@ class Server:
         if not sess.greeted and not sess.closed:
             sess.close_after_flush(CloseCode.HELLO_TIMEOUT, "no hello")
 
-    def _on_frame(self, sess: Session, frame: str | bytes) -> None:
+    def _on_frame(self, sess: Session, frame: bytes) -> None:
         self.metrics.messages_in += 1
         if sess.closed:
             return
@@ -240,17 +265,16 @@ class Server:
             if sess.abusive:
                 sess.close_after_flush(CloseCode.RATE_LIMITED, "rate limit exceeded repeatedly")
             else:
-                sess.error(_peek_id(frame), ErrorCode.RATE_LIMITED, "too many messages; slow down")
+                sess.error(peek_id(frame), ErrorCode.RATE_LIMITED, "too many messages; slow down")
             return
-        if not isinstance(frame, str):
+        if frame.startswith(BINARY_MARK):
             sess.error(
                 None, ErrorCode.BINARY_FRAME, "binary frames are not accepted: send JSON text"
             )
             return
-        try:
-            msg = P.client_decoder.decode(frame)
-        except msgspec.DecodeError as e:
-            self._bad_frame(sess, frame, e)
+        msg = decode_request(frame)
+        if type(msg) is Refusal:
+            sess.error(msg.rid, msg.code, msg.message, details=msg.details)
             return
         try:
             handler = self._handlers[type(msg)]
@@ -262,31 +286,6 @@ class Server:
         except Exception:
             log.exception("%s: error handling %s", sess, type(msg).__name__)
             sess.error(msg.id, ErrorCode.INTERNAL, "internal server error")
-
-    def _bad_frame(self, sess: Session, frame: str, e: msgspec.DecodeError) -> None:
-        """Say precisely what is wrong with a frame that did not decode (the slow path)."""
-        try:
-            obj = msgspec.json.decode(frame)
-        except msgspec.DecodeError as e2:
-            sess.error(None, ErrorCode.BAD_JSON, f"not valid JSON: {e2}")
-            return
-        if not isinstance(obj, dict):
-            sess.error(None, ErrorCode.NOT_AN_OBJECT, "a message must be a JSON object")
-            return
-        rid = obj.get("id")
-        if isinstance(rid, bool) or not isinstance(rid, str | int) or len(str(rid)) > 64:
-            rid = None
-        t = obj.get("type")
-        if not isinstance(t, str):
-            sess.error(rid, ErrorCode.UNKNOWN_TYPE, "a message needs a string `type`")
-            return
-        if t not in P.CLIENT_TYPES:
-            sess.error(rid, ErrorCode.UNKNOWN_TYPE, f"unknown message type {t[:40]!r}")
-            return
-        text = str(e)
-        at = _AT_PATH.search(text)
-        details = {"path": at.group(1)} if at else None
-        sess.error(rid, ErrorCode.INVALID_FIELD, f"{t}: {text}", details=details)
 
     # -- handshake and lobby requests ------------------------------------------------------
 
@@ -304,8 +303,11 @@ class Server:
                 "rate_per_second": cfg.rate,
                 "burst": cfg.burst,
                 "grace_seconds": cfg.grace,
+                "turn_limit_seconds": cfg.turn_limit if cfg.turn_limit > 0 else None,
+                "max_timeouts": cfg.max_timeouts,
             },
             "resumed": None,
+            "admin": sess.admin,
         }
 
     def _on_hello(self, sess: Session, msg: P.Hello) -> None:
@@ -324,6 +326,12 @@ class Server:
             )
             sess.close_after_flush(CloseCode.UNSUPPORTED_VERSION, "unsupported protocol version")
             return
+        if msg.admin is not None:
+            known = self.cfg.admin_token_hash
+            if known is None or not secrets.compare_digest(token_hash(msg.admin), known):
+                sess.error(msg.id, ErrorCode.NOT_ALLOWED, "this admin token is not valid")
+                return
+            sess.admin = True
         sess.name = msg.name
         welcome = self._welcome(sess, msg)
         if msg.token is None:
@@ -343,9 +351,18 @@ class Server:
         sess.send_obj({"type": "pong", "id": msg.id})
 
     def _on_list(self, sess: Session, msg: P.ListTables) -> None:
-        c = self.cluster
-        tables = self.lobby.listing() if c is None else c.listing()
-        sess.send_obj({"type": "tables", "id": msg.id, "tables": tables})
+        limit = DEFAULT_PAGE if msg.limit is None else msg.limit
+        source = self.lobby if self.cluster is None else self.cluster
+        try:
+            tables, nxt, total = source.page(msg.cursor, limit)
+        except ValueError as e:
+            sess.error(
+                msg.id, ErrorCode.INVALID_FIELD, f"cursor: {e}", details={"path": "$.cursor"}
+            )
+            return
+        sess.send_obj(
+            {"type": "tables", "id": msg.id, "tables": tables, "next": nxt, "total": total}
+        )
 
     def _on_create(self, sess: Session, msg: P.CreateTable) -> None:
         try:
@@ -353,10 +370,9 @@ class Server:
         except LobbyError as e:
             sess.error(msg.id, e.code, e.message)
             return
-        info = table.info()
-        if self.cluster is not None:
-            info["url"] = self.cluster.url
-        sess.send_obj({"type": "table_created", "id": msg.id, "table": info})
+        # The table answers once its row is stored (or refuses: storage_unavailable).
+        extra = {"url": self.cluster.url} if self.cluster is not None else {}
+        table.post(("created", sess, msg, extra))
 
     def _on_resume(self, sess: Session, msg: P.Resume) -> None:
         table = self.lobby.table_for_token(msg.token)
@@ -373,6 +389,19 @@ class Server:
             return
         if table is None or not table.post(("req", sess, msg)):
             sess.error(msg.id, ErrorCode.NO_SUCH_TABLE, f"no open table {msg.table[:64]!r}")
+
+
+def client_address(ws: ServerConnection, trusted: tuple[str, ...]) -> str:
+    """The client's IP address: the peer's, or, when the peer is a trusted reverse proxy, the
+    last address in ``X-Forwarded-For`` that is not itself a trusted proxy."""
+    peer = ws.remote_address[0] if ws.remote_address else ""
+    if peer not in trusted or ws.request is None:
+        return str(peer)
+    hops = [h.strip() for v in ws.request.headers.get_all("X-Forwarded-For") for h in v.split(",")]
+    for hop in reversed(hops):
+        if hop and hop not in trusted:
+            return hop
+    return str(peer)
 
 
 def _select_subprotocol(conn: ServerConnection, offered: Any) -> Any:
@@ -444,8 +473,8 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """``atout-server serve``: run until SIGTERM or SIGINT, then shut down cleanly (exit 0)."""
-    cfg = Config.from_args(args)
     try:
+        cfg = Config.from_args(args)
         setup_logging(cfg.log_level, cfg.log_format)
     except ValueError as e:  # ATOUT_LOG_FORMAT is not checked by the option's choices
         print(f"atout-server serve: {e}", file=sys.stderr)

@@ -5,7 +5,9 @@ appends to a bounded queue. Once per loop iteration, a flush callback writes wha
 in one go while the socket takes data; when it does not (back-pressure) or the connection is
 closing, a writer task per connection drains the queue instead, waiting for the socket. A client
 that does not read fast enough makes its queue overflow and is closed (4008): a slow client can
-never block a table or the other players.
+never block a table or the other players. The queue is bounded in messages and in bytes, the
+bytes waiting in the transport included, so a client that never reads holds at most
+``max_bytes`` (plus one message) of the server's memory.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class Session:
         metrics: Metrics,
         *,
         max_queue: int,
+        max_bytes: int = 1 << 20,
         rate: float,
         burst: int,
         max_strikes: int,
@@ -56,12 +59,16 @@ class Session:
         self.id = sid
         self.metrics = metrics
         self.name = ""
+        self.address = ""  # the client's IP address (set by the app)
+        self.admin = False  # proved the server's admin token in its hello
         self.greeted = False
         self.hello_pending = False
         self.seats: dict[str, int] = {}  # table id -> seat held by this connection
         self.watching: set[str] = set()  # table ids followed as a spectator
         self.closed = False
         self._out: deque[bytes | _CloseMark] = deque()
+        self._out_bytes = 0  # bytes of the messages in _out
+        self._max_bytes = max_bytes
         self._wake = asyncio.Event()
         self._loop = asyncio.get_running_loop()
         self._flush_pending = False  # a _flush callback is scheduled
@@ -108,14 +115,23 @@ class Session:
         """Queue one encoded message. Never blocks; overflows close the connection (4008)."""
         if self.closed:
             return
-        if len(self._out) >= self._max_queue:
-            log.warning("%s: outgoing queue full (%d), closing", self, len(self._out))
+        n = len(data)
+        if len(self._out) >= self._max_queue or self._out_bytes + n > self._max_bytes - _buffered(
+            self.ws
+        ):
+            log.warning(
+                "%s: outgoing queue full (%d messages, %d bytes), closing",
+                self,
+                len(self._out),
+                self._out_bytes + _buffered(self.ws),
+            )
             self.abort(CloseCode.SLOW_CONSUMER, "slow consumer: outgoing queue overflow")
             return
         self._out.append(data)
+        self._out_bytes += n
         m = self.metrics
         m.messages_out += 1
-        m.bytes_out += len(data)
+        m.bytes_out += n
         if not self._flush_pending:
             self._flush_pending = True
             self._loop.call_soon(self._flush)
@@ -133,6 +149,7 @@ class Session:
             return
         batch: list[bytes] = list(out)  # type: ignore[arg-type]  # no close mark: not closed
         out.clear()
+        self._out_bytes = 0
         try:
             _write(self.ws, batch)
         except Exception:  # never expected; the client resumes and gets what it missed
@@ -168,11 +185,16 @@ class Session:
         self._wake.set()
 
     def abort(self, code: int, reason: str) -> None:
-        """Close now, dropping what is queued (even while the writer waits on a full socket)."""
+        """Close now, dropping what is queued (even while the writer waits on a full socket).
+
+        The close frame goes into the transport at once, behind the frames already written to
+        it, whatever the back-pressure: a client that reads again within the close timeout
+        gets what was already sent, then the close frame with ``code``."""
         if self.closed:
             return
         self.closed = True
         self._out.clear()
+        self._out_bytes = 0
         self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
@@ -203,6 +225,7 @@ class Session:
                             close = item
                             break
                         batch.append(item)  # type: ignore[arg-type]
+                        self._out_bytes -= len(item)  # type: ignore[arg-type]
                     if batch:
                         self._writing = True
                         try:
@@ -218,6 +241,15 @@ class Session:
         finally:
             self.closed = True
             out.clear()
+            self._out_bytes = 0
+
+
+def _buffered(ws: ServerConnection) -> int:
+    """Bytes written to the connection's transport and not yet taken by the socket."""
+    try:
+        return int(ws.transport.get_write_buffer_size())
+    except AttributeError:  # no transport (yet)
+        return 0
 
 
 def _writable(ws: ServerConnection) -> bool:

@@ -14,6 +14,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from protocol.text import printable
+
 if TYPE_CHECKING:
     from server.store.base import Store
 
@@ -82,7 +84,7 @@ def _open(path: str) -> Store:
 
 
 def _fail(command: str, message: object) -> int:
-    print(f"atout-server {command}: {message}", file=sys.stderr)
+    print(printable(f"atout-server {command}: {message}"), file=sys.stderr)
     return 1
 
 
@@ -130,7 +132,7 @@ def _fmt(x: object) -> str:
         return "-"
     if isinstance(x, float):
         return f"{x:g}"
-    return str(x)
+    return printable(x)  # names come from players: no terminal escape gets through
 
 
 def _text_table(headers: list[str], rows: list[list[object]], right: set[int]) -> str:
@@ -172,7 +174,7 @@ def _scores(args: argparse.Namespace) -> int:
         import json
 
         doc = {"leaderboard": rows} if table is None else {"table": table, "standings": rows}
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        print(printable(json.dumps(doc, indent=2, ensure_ascii=False), lines=True))
         return 0
     if table is None:
         if not rows:
@@ -191,8 +193,10 @@ def _scores(args: argparse.Namespace) -> int:
         return 0
     finished = f", finished {table['finished_at']}" if table["finished_at"] else ""
     print(
-        f"Table {table['id']} ({table['name']}): {table['status']}, "
-        f"{table['deals']} deal(s){finished}"
+        printable(
+            f"Table {table['id']} ({table['name']}): {table['status']}, "
+            f"{table['deals']} deal(s){finished}"
+        )
     )
     if rows:
         print(
@@ -221,5 +225,5 @@ def _backup(args: argparse.Namespace) -> int:
         return _fail("backup", e)
     finally:
         store.close()
-    print(f"backed up {args.db} to {args.dest} ({os.path.getsize(args.dest)} bytes)")
+    print(printable(f"backed up {args.db} to {args.dest} ({os.path.getsize(args.dest)} bytes)"))
     return 0

@@ -30,6 +30,7 @@ class Metrics:
         self.loop_lag = 0.0  # seconds, worst lag seen over the last sampling window
         self.loop_lag_max = 0.0
         self.store_failures = 0
+        self.turn_timeouts = 0  # moves the AI played for a present player out of time
         self.gc_pause_max = 0.0  # seconds, longest garbage-collector pause since start
         self._gc_start = 0.0
         # set by the app: () -> {state: count}, () -> pending store writes
@@ -71,6 +72,9 @@ class Metrics:
                [(f'{{code="{c}"}}', n) for c, n in sorted(self.errors.items())])  # fmt: skip
         metric("atout_closes_total", "counter", "Connections closed by the server, by close code.",
                [(f'{{code="{c}"}}', n) for c, n in sorted(self.closes.items())])  # fmt: skip
+        metric("atout_turn_timeouts_total", "counter",
+               "Moves the AI played for a present player whose time ran out.",
+               [("", self.turn_timeouts)])  # fmt: skip
         metric("atout_event_loop_lag_seconds", "gauge",
                "Worst event-loop lag over the last sampling window.",
                [("", round(self.loop_lag, 6))])  # fmt: skip

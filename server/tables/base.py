@@ -23,6 +23,7 @@ from server.rules import (
 from server.store.base import StoreError, StoreFenced
 from server.store.journal import Journal, Op, op
 from server.tables.decider import Decider
+from server.tables.pacer import AiPacer
 from server.tables.seats import Connection, Seat, TableOptions
 
 log = logging.getLogger("atout.table")
@@ -60,12 +61,24 @@ class TableHost(Protocol):
     def forget(self, table: Any) -> None: ...
     def lost(self, table: Any) -> None: ...  # another worker adopted it (a write was fenced)
 
+    def bot_tables(self, owner: str) -> int:  # tables of bots only ``owner`` has playing
+        ...
+
+    @property
+    def pacer(self) -> AiPacer: ...
+
 
 class TableBase:
     """One table's state and its durable writes."""
 
     def __init__(
-        self, tid: str, opts: TableOptions, lobby: TableHost, creator: str, rng: Random
+        self,
+        tid: str,
+        opts: TableOptions,
+        lobby: TableHost,
+        creator: str,
+        rng: Random,
+        owner: str = "",
     ) -> None:
         self.id = tid
         self.opts = opts
@@ -73,6 +86,7 @@ class TableBase:
         self.cfg = lobby.cfg
         self.metrics = lobby.metrics
         self.creator = creator  # session id of the creating connection
+        self.owner = owner  # its client address: whose AI budget this table's bots use
         self.rng = rng
         self.state = "waiting"  # waiting | playing | finished | closed
         self.closed = False
@@ -139,6 +153,7 @@ class TableBase:
             "dealer": self.dealer,
             "scores": self.scores,  # for people reading it: a rebuild sums the stored deals
             "v": self.v,
+            "owner": self.owner,
             "seats": [s.saved() for s in self.seats],
         }
 
@@ -183,16 +198,7 @@ class TableBase:
         except Exception:
             log.exception("table %s: flushing its writes failed", self.id)
             return
-        if err is None:
-            return
-        if self.closed:
-            self.lobby.metrics.store_failures += 1
-            log.error(
-                "table %s: writes lost at closing: %s; payload: %s",
-                self.id,
-                err,
-                [(m, a) for m, a, _ in self._pending],
-            )
+        if err is None or self.closed:  # a closed table retries in Table._last_writes
             return
         delay = self._retry_delay()
         log.warning("table %s: cannot save (%s); trying again in %.2fs", self.id, err, delay)
@@ -230,4 +236,4 @@ class TableBase:
         return None
 
     def _may_manage(self, sess: Connection) -> bool:
-        return sess.id == self.creator or self._seat_of(sess) is not None
+        return sess.admin or sess.id == self.creator or self._seat_of(sess) is not None

@@ -68,8 +68,11 @@ class Broadcasting(TableBase):
                     if sess is not None:
                         sess.send(data)
 
-    def _seat_event(self, seat: Seat) -> None:
-        self._emit_public({"type": "seat", **seat.info()})
+    def _seat_event(self, seat: Seat, reason: str | None = None) -> None:
+        ev = {"type": "seat", **seat.info()}
+        if reason is not None:  # why a seat was released: "timeouts"
+            ev["reason"] = reason
+        self._emit_public(ev)
 
     def _table_state_event(self, reason: str | None = None) -> None:
         ev = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from server.ai import INLINE_LEVELS, make_bot
 from server.rules import (
@@ -30,6 +31,18 @@ class Driving(Broadcasting):
             d.cancel()
         self.driver = None
 
+    def _turn_limit(self) -> float | None:
+        """Seconds a present human has to act before the AI plays for them: the table's turn
+        timer, else the server-wide limit, so that no seat can hold a table forever."""
+        timer = self.opts.turn_timer
+        if timer is not None:
+            return timer
+        return self.cfg.turn_limit if self.cfg.turn_limit > 0 else None
+
+    def _bots_only(self) -> bool:
+        """No connected human sits here: the table's AI moves are paced (server.tables.pacer)."""
+        return all(s.kind != "human" or s.session is None for s in self.seats)
+
     def _schedule(self) -> None:
         """Make the seat to act act: prompt a present human (and arm its timer), or start the
         AI after its think delay (or, for an absent human, after the turn timer or a short
@@ -42,6 +55,7 @@ class Driving(Broadcasting):
         timer = self.opts.turn_timer
         if seat.kind == "human" and seat.session is not None:
             self._cancel_driver()
+            limit = self._turn_limit()
             vw = prompt(self.deal, turn)  # the view's legal and hand, without the rest
             seat.session.send_obj(
                 {
@@ -51,11 +65,11 @@ class Driving(Broadcasting):
                     "seat": turn,
                     "legal": vw["legal"],
                     "hand": vw["hand"],
-                    "timer": timer,
+                    "timer": limit,
                 }
             )
-            if timer is not None:
-                self._start_ai(turn, timer)
+            if limit is not None:
+                self._start_ai(turn, limit, timeout=True)
             return
         if seat.kind == "human" and not seat.took_over:
             delay = self.cfg.absent_wait if timer is None else min(timer, self.cfg.absent_wait)
@@ -63,21 +77,31 @@ class Driving(Broadcasting):
             delay = self.opts.think_delay
         self._start_ai(turn, delay)
 
-    def _start_ai(self, seat: int, delay: float) -> None:
+    def _start_ai(self, seat: int, delay: float, *, timeout: bool = False) -> None:
+        """The AI acts for ``seat`` after ``delay``; ``timeout``: a present human ran out of
+        time (counted: repeated timeouts release the seat)."""
         self._cancel_driver()
         ticket = self.ticket
-        self.driver = asyncio.get_running_loop().create_task(self._drive(ticket, seat, delay))
+        self.driver = asyncio.get_running_loop().create_task(
+            self._drive(ticket, seat, delay, timeout)
+        )
 
-    async def _drive(self, ticket: int, seat_no: int, delay: float) -> None:
+    async def _drive(self, ticket: int, seat_no: int, delay: float, timeout: bool) -> None:
         if delay > 0:
             await asyncio.sleep(delay)
         if ticket != self.ticket:
             return
+        pacer = self.lobby.pacer if self._bots_only() else None
+        if pacer is not None:
+            await pacer.wait(self.owner)
+            if ticket != self.ticket:
+                return
         st = self.deal
         seat = self.seats[seat_no]
         legal = legal_actions(st)
         if legal is None:
             return
+        started = time.perf_counter()
         try:
             if seat.bot is None and seat.ai in INLINE_LEVELS:
                 seat.bot = make_bot(seat.ai, self.rng.getrandbits(64))
@@ -91,7 +115,9 @@ class Driving(Broadcasting):
                 "table %s: AI %s failed at seat %d; playing at random", self.id, seat.ai, seat_no
             )
             action = random_from_legal(legal, self.rng)
-        self.inbox.put_nowait(("move", ticket, action))
+        if pacer is not None:
+            pacer.charge(self.owner, time.perf_counter() - started)
+        self.inbox.put_nowait(("move", ticket, action, timeout))
 
     async def _next_deal_after(self, ticket: int, delay: float | None = None) -> None:
         delay = self.opts.deal_pause if delay is None else delay

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import random
 import secrets
@@ -12,16 +13,43 @@ from typing import Any
 import protocol.messages as P
 from protocol.errors import ErrorCode
 from server.ai import make_bot
-from server.config import Config
+from server.config import Config, token_hash
 from server.ops.metrics import Metrics
 from server.store.journal import Journal
 from server.tables.decider import Decider
-from server.tables.seats import Connection, TableOptions, token_hash
+from server.tables.pacer import AiPacer
+from server.tables.seats import Connection, TableOptions
 from server.tables.table import Table
 
 log = logging.getLogger("atout.lobby")
 
 _STATE_ORDER = {"waiting": 0, "playing": 1, "finished": 2}
+
+#: How tables are listed: waiting first, then playing, then finished; by id within a state.
+ListKey = tuple[int, str]
+
+
+def list_key(state: str, table_id: str) -> ListKey:
+    return (_STATE_ORDER.get(state, 3), table_id)
+
+
+def paginate(
+    entries: list[tuple[ListKey, Any]], cursor: str | None, limit: int
+) -> tuple[list[Any], str | None]:
+    """One page of ``entries`` (any order) after ``cursor``: its items and the next page's
+    cursor (None on the last page). Raises ValueError for a cursor this server never gave."""
+    entries.sort(key=lambda e: e[0])
+    start = 0
+    if cursor is not None:
+        order, sep, tid = cursor.partition(":")
+        if not sep or not order.isdigit():
+            raise ValueError("not a cursor from a `tables` answer")
+        after = (int(order), tid)
+        start = bisect.bisect_right([e[0] for e in entries], after)
+    chosen = entries[start : start + limit]
+    more = start + limit < len(entries)
+    nxt = f"{chosen[-1][0][0]}:{chosen[-1][0][1]}" if more and chosen else None
+    return [item for _, item in chosen], nxt
 
 
 class LobbyError(Exception):
@@ -37,13 +65,13 @@ class Lobby:
         self.store = store
         self.metrics = metrics
         self.decider = decider
+        self.pacer = AiPacer(cfg.ai_share)  # fair AI time for tables of bots only
         self.tables: dict[str, Table] = {}
         # token_hash(seat token) -> its table (the table checks the seat); raw tokens are not kept
         self.tokens: dict[str, Table] = {}
         self.sessions: dict[str, Connection] = {}  # live connections by id
         self.shutting_down = False
         self.cluster: Any = None  # server.cluster.worker.Cluster when this is a worker of several
-        self._writes: set[asyncio.Task[Any]] = set()
         self.actors: set[asyncio.Task[None]] = set()  # every table's actor task still running
         # Tables' durable writes (server/store/journal.py); None without a store (some tests).
         self.journal = Journal(store) if hasattr(store, "run") else None
@@ -79,7 +107,10 @@ class Lobby:
             target_score=msg.target_score,
             ai=levels,
             turn_timer=None if msg.turn_timer is None else float(msg.turn_timer),
-            think_delay=float(self.cfg.think_delay if msg.think_delay is None else msg.think_delay),
+            think_delay=max(
+                self.cfg.min_think_delay,
+                float(self.cfg.think_delay if msg.think_delay is None else msg.think_delay),
+            ),
             deal_pause=float(self.cfg.deal_pause if msg.deal_pause is None else msg.deal_pause),
         )
         # Unguessable (a private table's id is its invitation), and never starting with "-",
@@ -90,11 +121,10 @@ class Lobby:
         if self.cluster is not None:  # worker prefix, ownership recorded (server/cluster/worker.py)
             tid = self.cluster.claim(tid)
         rng = self._rng if self.cfg.seed is None else random.Random(self._rng.getrandbits(64))
-        table = Table(tid, opts, self, sess.id, rng)
+        table = Table(tid, opts, self, sess.id, rng, sess.address)
         self.tables[tid] = table
         table.start_actor()
         table._dirty = True  # its row is written by its actor, in order with its other writes
-        table.post(("flush",))
         log.info("table %s created by %s (%s)", tid, sess.id, opts.to_dict())
         return table
 
@@ -144,6 +174,14 @@ class Lobby:
             )
         return len(rebuilt)
 
+    def bot_tables(self, owner: str) -> int:
+        """Tables of bots only (no connected human) that ``owner`` has playing."""
+        return sum(
+            1
+            for t in self.tables.values()
+            if t.owner == owner and t.state == "playing" and not t.closed and t._bots_only()
+        )
+
     def forget(self, table: Table) -> None:
         self.tables.pop(table.id, None)
         if self.cluster is not None:
@@ -156,10 +194,26 @@ class Lobby:
         else:
             table.post(("lost",))
 
+    def public(self) -> list[tuple[ListKey, Table]]:
+        """This lobby's public open tables with their listing keys (nothing else computed)."""
+        return [
+            (list_key(t.state, t.id), t)
+            for t in self.tables.values()
+            if t.opts.public and not t.closed
+        ]
+
     def listing(self) -> list[dict[str, Any]]:
-        tables = [t for t in self.tables.values() if t.opts.public and not t.closed]
-        tables.sort(key=lambda t: _STATE_ORDER.get(t.state, 3))
-        return [t.info() for t in tables[: self.cfg.list_limit]]
+        """The public open tables in listing order, at most ``cfg.list_limit`` of them (what a
+        cluster worker publishes to the others)."""
+        page, _ = paginate(self.public(), None, self.cfg.list_limit)
+        return [t.info() for t in page]
+
+    def page(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None, int]:
+        """A page of the listing: infos, next cursor, total. Only the page's tables are
+        described, so a large lobby costs a sort of keys, not thousands of infos."""
+        entries = self.public()
+        page, nxt = paginate(entries, cursor, limit)
+        return [t.info() for t in page], nxt, len(entries)
 
     def by_state(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -179,23 +233,6 @@ class Lobby:
             if t is not None:
                 t.post(("gone", sess))
 
-    # -- the store -----------------------------------------------------------------------------
-
-    def store_call(self, method: str, *args: Any) -> None:
-        """Start a store write without waiting for it (AsyncStore orders and retries writes);
-        shutdown waits for every write still in flight."""
-        if self.store is None:
-            return
-        task = asyncio.get_running_loop().create_task(getattr(self.store, method)(*args))
-        self._writes.add(task)
-        task.add_done_callback(self._write_done)
-
-    def _write_done(self, task: asyncio.Task[Any]) -> None:
-        self._writes.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            self.metrics.store_failures += 1
-            log.error("store write failed for good: %s", task.exception())
-
     async def shutdown(self) -> None:
         """Stop every table (each stays open in the database, its deal in progress too, and is
         rebuilt at the next start), then flush the writes."""
@@ -205,5 +242,3 @@ class Lobby:
             t.post(("stop",))
         if self.actors:  # closed tables too: their last writes are still being made
             await asyncio.wait(list(self.actors), timeout=5)
-        while self._writes:
-            await asyncio.gather(*list(self._writes), return_exceptions=True)

@@ -10,8 +10,9 @@ from typing import Any
 
 import protocol.messages as P
 from protocol.errors import CloseCode, ErrorCode
+from server.config import token_hash
 from server.store.journal import op
-from server.tables.seats import Connection, token_hash
+from server.tables.seats import Connection
 from server.tables.sequence import DealSequence
 
 log = logging.getLogger("atout.table")
@@ -114,6 +115,10 @@ class Seating(DealSequence):
             seat.grace = None
         seat.took_over = False
         self._unwatch(sess)
+        if was_away:
+            # Before the seat is attached, saying what it is about to be: so that the events
+            # or the snapshot sent below are the table exactly as of their `v`.
+            self._emit_public({"type": "seat", **seat.info(), "connected": True, "ai": None})
         seat.session = sess
         sess.seats[self.id] = idx
         if rid is not None:
@@ -121,8 +126,6 @@ class Seating(DealSequence):
                 {"type": "joined", "id": rid, "table": self.id, "seat": idx, "token": token}
             )
         self._catch_up(sess, idx, v)
-        if was_away:
-            self._seat_event(seat)
         if self._turn() == idx:
             self._schedule()
 
@@ -154,11 +157,18 @@ class Seating(DealSequence):
         self._release(idx)
 
     def _on_close(self, sess: Connection, msg: P.Close) -> None:
-        if not self._may_manage(sess):
-            sess.error(msg.id, ErrorCode.NOT_ALLOWED, "only the creator or a player may close")
-            return
+        # A table in play may be closed by its creator (or an admin) only: a stranger who took a
+        # free seat must not be able to end everybody's game.
         if self.state == "playing":
-            sess.error(msg.id, ErrorCode.WRONG_STATE, "a playing table cannot be closed")
+            if not (sess.admin or sess.id == self.creator):
+                sess.error(
+                    msg.id,
+                    ErrorCode.NOT_ALLOWED,
+                    "only the creator (or an admin) may close a table in play",
+                )
+                return
+        elif not self._may_manage(sess):
+            sess.error(msg.id, ErrorCode.NOT_ALLOWED, "only the creator or a player may close")
             return
         sess.send_obj({"type": "ok", "id": msg.id})
         self._close("closed")
@@ -185,9 +195,23 @@ class Seating(DealSequence):
             log.info("table %s: seat %d released after the grace period", self.id, idx)
             self._release(idx)
 
-    def _release(self, idx: int) -> None:
-        """The human at ``idx`` is gone for good: revoke the token; an AI (or nobody) sits."""
+    def _timed_out(self, idx: int) -> None:
+        limit = self.cfg.max_timeouts
+        if limit > 0 and self.seats[idx].timeouts >= limit:
+            log.info("table %s: seat %d released after %d timeouts in a row", self.id, idx, limit)
+            self._release(idx, reason="timeouts")
+
+    def _release(self, idx: int, reason: str | None = None) -> None:
+        """The human at ``idx`` is gone for good: revoke the token; an AI (or nobody) sits.
+        A connection still holding the seat (released for its timeouts) watches the table from
+        then on, told so by the seat event; it may join again."""
         seat = self.seats[idx]
+        held = seat.session
+        if held is not None:  # `leave` detached it already; a timeout did not
+            held.seats.pop(self.id, None)
+            if reason == "timeouts":
+                self.spectators.add(held)
+                held.watching.add(self.id)
         if seat.token_hash is not None:
             self.lobby.tokens.pop(seat.token_hash, None)
         if seat.grace is not None:
@@ -197,9 +221,10 @@ class Seating(DealSequence):
         seat.session = None
         seat.name = None
         seat.took_over = False
+        seat.timeouts = 0
         seat.kind = "ai" if self.state == "playing" else "empty"
         self.logs[idx].clear()
-        self._seat_event(seat)
+        self._seat_event(seat, reason=reason)
         if self._turn() == idx:
             self._schedule()
         self._maybe_abandon()

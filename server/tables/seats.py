@@ -4,16 +4,10 @@ what a table needs of a client connection."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from protocol.errors import ErrorCode
-
-
-def token_hash(token: str) -> str:
-    """What the server keeps of a seat token: its SHA-256 (the token itself is never stored)."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class Connection(Protocol):
@@ -22,6 +16,8 @@ class Connection(Protocol):
 
     id: str
     name: str
+    address: str  # the client's IP address (the owner of the tables it creates)
+    admin: bool  # proved the server's admin token: may close any table
     greeted: bool
     hello_pending: bool
     seats: dict[str, int]  # table id -> seat held by this connection
@@ -79,6 +75,7 @@ class Seat:
         "kind",
         "name",
         "session",
+        "timeouts",
         "token_hash",
         "took_over",
     )
@@ -93,6 +90,7 @@ class Seat:
         self.bot: Any = None
         self.grace: asyncio.TimerHandle | None = None
         self.took_over = False  # the AI has played for this absent human: no more waiting
+        self.timeouts = 0  # moves in a row the AI played for this present human (turn limit)
 
     def info(self) -> dict[str, Any]:
         human = self.kind == "human"

@@ -59,7 +59,12 @@ def engine_action(msg: Any, seat: int) -> Action:
 
 
 class DealSequence(Driving):
-    async def _on_move(self, ticket: int, action: Action) -> None:
+    def _timed_out(self, idx: int) -> None:
+        """A present human at ``idx`` let the AI play for them once more (the move is
+        applied); :class:`server.tables.seating.Seating` releases the seat when it happens
+        too often."""
+
+    async def _on_move(self, ticket: int, action: Action, timeout: bool = False) -> None:
         if ticket != self.ticket or self._turn() != action.seat:
             return
         seat = self.seats[action.seat]
@@ -85,9 +90,13 @@ class DealSequence(Driving):
                 err,
                 delay,
             )
-            self._start_ai(action.seat, delay)
+            self._start_ai(action.seat, delay, timeout=timeout)
             return
         self._applied(prev, action, new)
+        if timeout and seat.kind == "human" and seat.session is not None:
+            seat.timeouts += 1
+            self.metrics.turn_timeouts += 1
+            self._timed_out(action.seat)
 
     # -- the deal sequence ---------------------------------------------------------------
 
@@ -190,6 +199,15 @@ class DealSequence(Driving):
         if self.state != "waiting":
             sess.error(msg.id, ErrorCode.WRONG_STATE, f"the table is {self.state}, not waiting")
             return
+        limit = self.cfg.max_bot_tables
+        if self._bots_only() and self.lobby.bot_tables(self.owner) >= limit:
+            sess.error(
+                msg.id,
+                ErrorCode.LIMIT_REACHED,
+                f"at most {limit} tables of bots only may play at once per address; sit at "
+                "this table, or close one",
+            )
+            return
         sess.send_obj({"type": "ok", "id": msg.id})
         await self._start_series()
 
@@ -237,6 +255,7 @@ class DealSequence(Driving):
             log.warning("table %s: action of seat %d refused: %s", self.id, idx, err)
             self._refuse(sess, msg.id, err)
             return
+        self.seats[idx].timeouts = 0
         sess.send_obj({"type": "ok", "id": msg.id})
         self._applied(prev, action, new)
 

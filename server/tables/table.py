@@ -79,11 +79,46 @@ class Table(Seating):
         self._cancel_driver()
         while not inbox.empty():  # requests that raced with closing still get their answer
             item = inbox.get_nowait()
-            if item[0] in ("req", "hello"):
+            if item[0] in ("req", "hello", "created"):
                 sess: Connection = item[1]
                 if item[0] == "hello":
                     sess.hello_pending = False
                 sess.error(item[2].id, ErrorCode.NO_SUCH_TABLE, f"table {self.id} is closed")
+        await self._last_writes()
+
+    async def _last_writes(self) -> None:
+        """A closed (or stopped) table's writes still to make (its closing among them) are
+        retried like any other until the storage takes them; at shutdown, once more."""
+        while self._dirty or self._pending:
+            err = await self._commit([])
+            if err is None:
+                return
+            if self.lobby.shutting_down:
+                self.metrics.store_failures += 1
+                log.error(
+                    "table %s: writes lost at shutdown: %s; payload: %s",
+                    self.id,
+                    err,
+                    [(m, a) for m, a, _ in self._pending],
+                )
+                return
+            delay = self._retry_delay()
+            log.warning("table %s: cannot save (%s); trying again in %.2fs", self.id, err, delay)
+            await asyncio.sleep(delay)
+
+    async def _on_created(
+        self, sess: Connection, msg: P.CreateTable, extra: dict[str, Any]
+    ) -> None:
+        """Answer ``create_table`` once the table's row is stored; if it cannot be, the table
+        is dropped (it was never announced) and the request refused."""
+        err = await self._commit([])
+        if err is not None:
+            self._refuse(sess, msg.id, err)
+            self._close("closed", announce=False)
+            self._pending.clear()  # nothing of it is stored: nothing to close there either
+            self._dirty = False
+            return
+        sess.send_obj({"type": "table_created", "id": msg.id, "table": {**self.info(), **extra}})
 
     def _dispatch(self, item: tuple[Any, ...]) -> Any:
         """Handle one inbox item; returns a coroutine to await when it must wait for a write."""
@@ -95,7 +130,9 @@ class Table(Seating):
                 return self._on_action(sess, msg)
             return handler(self, sess, msg)
         if kind == "move":
-            return self._on_move(item[1], item[2])
+            return self._on_move(item[1], item[2], item[3])
+        if kind == "created":
+            return self._on_created(item[1], item[2], item[3])
         if kind == "next":
             if item[1] == self.ticket and self.state == "playing":
                 return self._new_deal()
@@ -145,7 +182,7 @@ class Table(Seating):
         live = options["live"]
         names = {f.name for f in fields(TableOptions)}
         opts = TableOptions(**{k: v for k, v in options.items() if k in names})
-        t = cls(row["id"], opts, lobby, "", rng)
+        t = cls(row["id"], opts, lobby, "", rng, live.get("owner", ""))
         t.state = live["state"]
         t.series = live["series"]
         t.series_first = live["series_first"]

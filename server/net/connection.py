@@ -1,0 +1,101 @@
+"""The WebSocket connection class the server runs (``serve(create_connection=...)``).
+
+Two things the library does not do the way the protocol promises:
+
+- Text frames are received as bytes and decoded by :mod:`server.net.decode` (msgspec checks
+  UTF-8 itself), so a text frame that is not UTF-8 gets ``bad_json`` instead of a 1007 close.
+  Binary frames, which then also arrive as bytes, are told apart by a per-process random prefix
+  this class puts on them.
+- Before the opening handshake, a request that is not ``GET`` or ``HEAD`` is answered ``405``
+  and one with a body ``400`` (the library would close the connection without a word). A plain
+  HTTP request is answered alone (``Connection: close``): what a client pipelines behind it is
+  dropped, where the library would parse it as a second handshake and drop the first answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+
+#: Put before the payload of every binary message: clients cannot guess it.
+BINARY_MARK = secrets.token_bytes(16)
+_HEAD_LIMIT = 16 * 1024  # larger request heads are left to the library (it answers 431)
+
+
+class AtoutConnection(ServerConnection):
+    _head: bytes | None = b""  # the request head read so far; None once handed over
+    _plain: bool = False  # a plain HTTP request: nothing after its head is read
+
+    def process_event(self, event: Any) -> None:
+        if isinstance(event, Frame) and event.opcode is Opcode.BINARY:
+            event = dataclasses.replace(event, data=BINARY_MARK + bytes(event.data))
+        super().process_event(event)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        # asyncio's selector transport keeps its read callback, a method bound to itself, after
+        # the connection is lost: a cycle that only a full collection frees. Nothing reads a
+        # lost transport: drop it, so that a closed connection goes by reference counting.
+        if hasattr(self.transport, "_read_ready_cb"):
+            self.transport._read_ready_cb = None
+
+    def data_received(self, data: bytes) -> None:
+        head = self._head
+        if head is None or self.protocol.state is not State.CONNECTING:
+            if not self._plain:
+                super().data_received(data)
+            return
+        head += data
+        end = head.find(b"\r\n\r\n")
+        if end < 0 and len(head) < _HEAD_LIMIT:
+            self._head = head
+            return
+        self._head = None
+        refusal = _refusal(head[:end]) if end >= 0 else None
+        if refusal is None:
+            if end >= 0 and not _upgrade(head[:end]):
+                self._plain = True
+                head = head[: end + 4]
+            super().data_received(head)
+            return
+        status, body, extra = refusal
+        lines = [
+            f"HTTP/1.1 {status}",
+            "Content-Type: text/plain; charset=utf-8",
+            f"Content-Length: {len(body)}",
+            "Connection: close",
+            *extra,
+        ]
+        self.transport.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        self.transport.close()
+
+
+def _headers(head: bytes) -> list[tuple[bytes, bytes]]:
+    out = []
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        out.append((name.strip().lower(), value.strip()))
+    return out
+
+
+def _upgrade(head: bytes) -> bool:
+    """The request asks for a WebSocket (its frames may follow the handshake at once)."""
+    return any(n == b"upgrade" and v.lower() == b"websocket" for n, v in _headers(head))
+
+
+def _refusal(head: bytes) -> tuple[str, bytes, list[str]] | None:
+    """What to answer a request head the WebSocket library cannot take, or None."""
+    method = head.split(b" ", 1)[0]
+    if method not in (b"GET", b"HEAD"):
+        return ("405 Method Not Allowed", b"method not allowed\n", ["Allow: GET, HEAD"])
+    for name, value in _headers(head):
+        if (name == b"content-length" and value not in (b"", b"0")) or (
+            name == b"transfer-encoding"
+        ):
+            return ("400 Bad Request", b"request bodies are not accepted\n", [])
+    return None

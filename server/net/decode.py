@@ -1,0 +1,93 @@
+"""A client frame to a request, or to the error it gets: strict, and total (every input ends in
+exactly one of the two, whatever its depth, encoding or size).
+
+A frame is read in two steps: msgspec parses the JSON into plain objects (which checks UTF-8 and
+keeps the *last* value of a repeated key, everywhere, ``type`` included), then converts the object
+to the request struct named by its ``type`` (which checks every field and refuses unknown ones).
+Both run in C; together they cost about twice a direct decode (0.4 against 0.2 µs for a ``play``),
+the price of one rule for repeated keys instead of two.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+import msgspec
+
+import protocol.messages as P
+from protocol.errors import ErrorCode
+
+_json = msgspec.json.Decoder()
+_AT_PATH = re.compile(r" - at `([^`]*)`$")
+_REGEX = re.compile(r" matching regex '.*'(?= - at `)")
+_FIELD = re.compile(r"^Object (?:missing required|contains unknown) field `([^`]*)`")
+
+
+class Refusal(NamedTuple):
+    """A frame that is not a request: the error it is answered with."""
+
+    rid: Any  # the request id when one could be read, else None
+    code: ErrorCode
+    message: str
+    details: dict[str, Any] | None = None
+
+
+class _IdOnly(msgspec.Struct):
+    id: Any = None
+
+
+_id_decoder = msgspec.json.Decoder(_IdOnly)
+
+
+def valid_id(rid: Any) -> Any:
+    """``rid`` when it is a valid request id (a string of at most 64 characters or an integer),
+    else None."""
+    if isinstance(rid, bool) or not isinstance(rid, str | int):
+        return None
+    if isinstance(rid, str) and len(rid) > 64:
+        return None
+    return rid
+
+
+def peek_id(frame: bytes) -> Any:
+    """The request id of a frame that will not be processed (rate limited), when it can be read
+    cheaply; None otherwise, never an exception."""
+    try:
+        return valid_id(_id_decoder.decode(frame).id)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def decode_request(frame: bytes) -> Any:
+    """The request struct of a text frame's bytes, or the :class:`Refusal` it gets."""
+    try:
+        obj = _json.decode(frame)
+    except msgspec.DecodeError as e:
+        return Refusal(None, ErrorCode.BAD_JSON, f"not valid JSON: {e}")
+    except RecursionError:
+        return Refusal(None, ErrorCode.BAD_JSON, "not valid JSON: nested too deeply")
+    if type(obj) is not dict:
+        return Refusal(None, ErrorCode.NOT_AN_OBJECT, "a message must be a JSON object")
+    rid = valid_id(obj.get("id"))
+    if isinstance(rid, int) and len(str(rid)) > 64:
+        rid = None  # docs/PROTOCOL.md section 3: such an id comes back as null in an error
+    t = obj.get("type")
+    if not isinstance(t, str):
+        return Refusal(rid, ErrorCode.UNKNOWN_TYPE, "a message needs a string `type`")
+    cls = P.CLIENT_TYPES.get(t)
+    if cls is None:
+        return Refusal(rid, ErrorCode.UNKNOWN_TYPE, f"unknown message type {t[:40]!r}")
+    try:
+        return msgspec.convert(obj, cls)
+    except msgspec.ValidationError as e:
+        text = _REGEX.sub(" of printable characters, not only spaces", str(e))
+        at = _AT_PATH.search(text)
+        field = _FIELD.match(text)
+        path = at.group(1) if at else "$"
+        if field:  # a missing or unknown field: point at it
+            path = f"{path}.{field.group(1)}"
+        details = {"path": path} if path != "$" else None
+        if rid is not None and path == "$.id":
+            rid = None
+        return Refusal(rid, ErrorCode.INVALID_FIELD, f"{t}: {text}", details)
