@@ -472,7 +472,7 @@ async def test_storage_outage_refuses_creation_and_keeps_the_closing_write(tmp_p
 
     from server.config import Config
     from server.net.app import Server
-    from server.store.sqlite import AsyncStore
+    from server.store.aio import AsyncStore
 
     db = tmp_path / "o.db"
     srv = Server(
