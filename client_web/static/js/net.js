@@ -65,7 +65,10 @@ export class Connection extends EventTarget {
       return;
     }
     this.ws = ws;
-    ws.addEventListener("open", () => this._hello(ws));
+    ws.addEventListener("open", () => {
+      if (this.closedByUs) ws.close(1000); // closed while connecting: now we may
+      else this._hello(ws);
+    });
     ws.addEventListener("message", (e) => this._onMessage(e.data));
     ws.addEventListener("close", (e) => this._onClose(ws, e.code));
   }
@@ -165,7 +168,9 @@ export class Connection extends EventTarget {
   close() {
     this.closedByUs = true;
     clearTimeout(this.timer);
-    if (this.ws) this.ws.close(1000);
+    // Closing a socket that is still connecting makes the browser log a warning; it is closed
+    // as soon as it opens instead (the "open" listener above).
+    if (this.ws && this.ws.readyState !== WebSocket.CONNECTING) this.ws.close(1000);
   }
 
   /** Send a request; resolves with its answer, rejects with a ServerError. */

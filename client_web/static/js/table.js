@@ -613,7 +613,10 @@ export class TableView {
     let caption = null;
     const lt = m.lastTrick;
     const recent = lt && lt.at && performance.now() - lt.at < trickHold(this.app.settings);
-    if ((this.showLast || (!trick && recent)) && lt) {
+    // A completed trick stays on the table for a moment (its winner marked), even when the
+    // next one has begun, unless we must play to it: then we see what was led.
+    const mustSee = m.prompt && m.prompt.legal.phase === "play";
+    if ((this.showLast || (recent && (!trick || !mustSee))) && lt) {
       trick = lt;
       caption = this.tx("trick.won_by", lt.winner, { n: lt.number });
     }
