@@ -320,10 +320,11 @@ class DocClient:
             await self.handle(await self.recv())
         if self.state == "closed":
             raise ProtocolViolation("the table was closed before it finished")
-        # Annulled deals count among the table's deals (they have a deal_no too).
-        if len(self.results) != self.deals:
+        # `deals` counts scored deals: annulled ones (R3) are dealt again (section 4).
+        scored = sum(1 for r in self.results if r.get("status") == "played")
+        if scored != self.deals or self.results[-1].get("status") != "played":
             raise ProtocolViolation(
-                f"table finished after {len(self.results)} deals, expected {self.deals}"
+                f"table finished after {scored} scored deals, expected {self.deals}"
             )
         # The creator may close a finished table; everyone there then gets a table_state
         # `closed` event (section 4).

@@ -19,6 +19,7 @@ class ErrorCode(StrEnum):
     ALREADY_GREETED = "already_greeted"
     UNSUPPORTED_VERSION = "unsupported_version"
     NO_SUCH_TABLE = "no_such_table"
+    NO_SUCH_DEAL = "no_such_deal"
     TABLE_FULL = "table_full"
     SEAT_TAKEN = "seat_taken"
     ALREADY_SEATED = "already_seated"
@@ -55,6 +56,10 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
         "versions it speaks; the connection is then closed with 4002"
     ),
     ErrorCode.NO_SUCH_TABLE: "no open table has this id",
+    ErrorCode.NO_SUCH_DEAL: (
+        "`deal`: no finished deal of that number at that table, or it is not readable by this "
+        "connection (a private table's deals are readable only from a seat there)"
+    ),
     ErrorCode.TABLE_FULL: "every seat of the table is held by a human player",
     ErrorCode.SEAT_TAKEN: "the requested seat is held by another human player",
     ErrorCode.ALREADY_SEATED: "this connection already holds a seat at this table",

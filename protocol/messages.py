@@ -244,6 +244,15 @@ class Ping(_Request, tag="ping", kw_only=True):
     """Answered by `pong` (an application-level round trip)."""
 
 
+class GetDeal(_Request, tag="deal", kw_only=True):
+    """Ask for the record of a finished deal of a table. Answered by `deal` (or
+    `no_such_deal`): any finished deal of a public table; a private table's deals only from a
+    connection holding a seat there."""
+
+    table: TableId
+    deal_no: Annotated[int, Meta(ge=1, description="the deal's `deal_no` at that table")]
+
+
 ClientMessage = (
     Hello
     | ListTables
@@ -262,6 +271,7 @@ ClientMessage = (
     | Poignee
     | Play
     | Ping
+    | GetDeal
 )
 ACTION_TYPES: tuple[type[_Action], ...] = (Bid, Discard, Chelem, Poignee, Play)
 CLIENT_TYPES: dict[str, type[msgspec.Struct]] = {
@@ -284,6 +294,7 @@ CLIENT_TYPES: dict[str, type[msgspec.Struct]] = {
         Poignee,
         Play,
         Ping,
+        GetDeal,
     )
 }
 
@@ -316,6 +327,10 @@ class TableInfo(msgspec.Struct, kw_only=True):
     deals: int | None = None
     target_score: int | None = None
     deal_no: Annotated[int, Meta(description="deals started at this table so far")] = 0
+    scored: Annotated[
+        int,
+        Meta(description="scored deals of this series: what `deals` counts (annulled ones do not)"),
+    ] = 0
     series: Annotated[int, Meta(description="1, then +1 at each restart")] = 1
     scores: Annotated[list[float], Meta(description="cumulative scores of this series, per seat")]
     turn_timer: float | None = None
@@ -659,6 +674,18 @@ class Pong(_Push, tag="pong", kw_only=True):
     id: RequestId
 
 
+class DealAnswer(_Push, tag="deal", kw_only=True):
+    """Answer to `deal`: the deal's complete `atout-deal/1` record, with its `result`."""
+
+    id: RequestId
+    table: str
+    deal_no: int
+    record: Annotated[
+        dict[str, Any],
+        Meta(description="the atout-deal/1 record (docs/deal-record.md) with `result` and `meta`"),
+    ]
+
+
 class Error(_Push, tag="error", kw_only=True):
     """A request failed (and had no effect), or a frame could not be read (`id` null)."""
 
@@ -714,6 +741,7 @@ ServerMessage = (
     | Watching
     | Ok
     | Pong
+    | DealAnswer
     | Error
     | Snapshot
     | Event

@@ -458,7 +458,9 @@ def test_each_language_plays_full_deals(
     assert child.exitstatus == 0, text[-2000:]
     for w in words:
         assert w in text, (lang, w)
-    assert text.count(words[2]) == 4, text[-3000:]  # every deal ends with the standings
+    # every deal ends with the standings; `deals` counts scored deals (annulled ones are dealt
+    # again), so there are at least four
+    assert text.count(words[2]) >= 4, text[-3000:]
     if result[0] in text:  # at least one deal was played out rather than annulled
         assert result[1] in text
     assert "Traceback" not in text and "{" not in text
@@ -480,9 +482,12 @@ def test_json_mode_prints_protocol_messages(server: ServerProc, tmp_path: Path) 
     if any(m["type"] == "event" and m["event"]["type"] == "bid" for m in msgs):
         assert "your_turn" in types  # (a petit sec deal ends before anybody acts)
     over = [m["event"] for m in msgs if m["type"] == "event" and m["event"]["type"] == "deal_over"]
-    assert len(over) == 1
+    # one scored deal (`deals` counts those), after any annulled ones dealt again
+    assert [o["result"]["status"] for o in over].count("played") == 1
+    assert over[-1]["result"]["status"] == "played"
     tid = next(m["table"] for m in msgs if m["type"] == "snapshot")
-    assert server.results(tid, 1)[0]["result"] == over[0]["result"]
+    stored = server.results(tid, len(over))
+    assert [r["result"] for r in stored] == [o["result"] for o in over]
 
 
 # ---------------------------------------------------------------------- friends, spectators, Ctrl-C

@@ -95,7 +95,9 @@ class Server:
             P.ListTables: self._on_list,
             P.CreateTable: self._on_create,
             P.Resume: self._on_resume,
+            P.GetDeal: self._on_deal,
         }
+        self._reads: set[asyncio.Task[None]] = set()  # store reads in flight (`deal`)
         for t in _TABLE_REQUESTS:
             self._handlers[t] = self._to_table
 
@@ -381,6 +383,48 @@ class Server:
             return
         if table is None or not table.post(("req", sess, msg)):
             sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
+
+    def _on_deal(self, sess: Session, msg: P.GetDeal) -> None:
+        """A finished deal's record, read from the store off the event loop. Readable: any
+        deal of a public table; a private table's deals only from a seat there."""
+        task = asyncio.get_running_loop().create_task(self._answer_deal(sess, msg))
+        self._reads.add(task)
+        task.add_done_callback(self._reads.discard)
+
+    async def _answer_deal(self, sess: Session, msg: P.GetDeal) -> None:
+        table = self.lobby.tables.get(msg.table)
+        seated = table is not None and any(s.session is sess for s in table.seats)
+
+        def read(store: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+            rec = store.deal(msg.table, msg.deal_no)
+            return rec, (store.table(msg.table) if rec is not None else None)
+
+        if self.store is None:  # a server without persistence keeps no records
+            sess.error(msg.id, ErrorCode.NO_SUCH_DEAL, "this server keeps no deal records")
+            return
+        try:
+            rec, row = await self.store.run(read)
+        except Exception as e:  # the store failed: nothing was read
+            log.warning("%s: cannot read deal %s/%d: %s", sess, msg.table, msg.deal_no, e)
+            sess.error(msg.id, ErrorCode.STORAGE_UNAVAILABLE, "the deal cannot be read right now")
+            return
+        public = bool(((row or {}).get("options") or {}).get("public"))
+        if rec is None or not (public or seated):
+            sess.error(
+                msg.id,
+                ErrorCode.NO_SUCH_DEAL,
+                f"no readable finished deal {msg.deal_no} at table {msg.table[:64]!r}",
+            )
+            return
+        sess.send_obj(
+            {
+                "type": "deal",
+                "id": msg.id,
+                "table": msg.table,
+                "deal_no": msg.deal_no,
+                "record": rec,
+            }
+        )
 
     def _to_table(self, sess: Session, msg: Any) -> None:
         table = self.lobby.tables.get(msg.table)

@@ -577,6 +577,22 @@ class SqliteStore(PlayerStore):
                     rec["meta"] = {**meta, **(rec.get("meta") or {})}
                     yield canonical(rec)
 
+    def deal(self, table_id: str, deal_no: int) -> dict[str, Any] | None:
+        """One finished deal's record (played or annulled) with its ``meta``, or None."""
+        with self._errors():
+            row = self.conn.execute(
+                "SELECT seat0, seat1, seat2, seat3, finished_at, record FROM deals"
+                " WHERE table_id = ? AND deal_no = ? AND status IN ('played', 'annulled')",
+                (table_id, deal_no),
+            ).fetchone()
+        if row is None:
+            return None
+        s0, s1, s2, s3, at, text = row
+        rec = _decode(text)
+        meta = {"table_id": table_id, "deal_no": deal_no, "players": [s0, s1, s2, s3]}
+        rec["meta"] = {**meta, "finished_at": at, **(rec.get("meta") or {})}
+        return rec  # type: ignore[no-any-return]
+
     def standings(self, table_id: str | None = None) -> list[dict[str, Any]]:
         """Without ``table_id``: the leaderboard, one row per human player (AI seats left
         out) by total score: ``player, score, deals, tables, last_seen``. With it: the table's

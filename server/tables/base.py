@@ -95,7 +95,8 @@ class TableBase:
         self.deal: Any = None  # DealState of the current (or last finished) deal
         self.deal_no = 0
         self.series = 1
-        self.series_deals = 0
+        self.series_deals = 0  # scored deals of the current series (annulled ones do not count)
+        self.series_dealt = 0  # deals dealt in the current series, annulled ones included
         self.dealer = -1
         self.series_first = 1  # deal_no of the current series' first deal
         self.scores: list[float] = [0, 0, 0, 0]
@@ -133,6 +134,7 @@ class TableBase:
             "deals": o.deals,
             "target_score": o.target_score,
             "deal_no": self.deal_no,
+            "scored": self.series_deals,
             "series": self.series,
             "scores": self.scores,
             "turn_timer": o.turn_timer,

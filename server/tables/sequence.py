@@ -121,6 +121,7 @@ class DealSequence(Driving):
         self.state = "playing"
         self.scores = [0, 0, 0, 0]
         self.series_deals = 0
+        self.series_dealt = 0
         self.series_first = self.deal_no + 1
         self._table_state_event()
         log.info("table %s: series %d starts", self.id, self.series)
@@ -147,7 +148,7 @@ class DealSequence(Driving):
             return
         self.dealer = dealer
         self.deal_no = no
-        self.series_deals += 1
+        self.series_dealt += 1
         self.deal = st
         log.debug("table %s: deal %d dealt by seat %d", self.id, no, dealer)
         self._emit(lambda s: [{**deal_start_event(st, s), "deal_no": no}])
@@ -158,10 +159,12 @@ class DealSequence(Driving):
             self._schedule()
 
     def _series_done(self) -> bool:
+        """`deals` counts scored deals: an annulled one (R3) is dealt again by the next dealer
+        (R2.4). A target score ends the series, or 1000 deals dealt without reaching it."""
         o = self.opts
         return (o.deals is not None and self.series_deals >= o.deals) or (
             o.target_score is not None
-            and (max(self.scores) >= o.target_score or self.series_deals >= 1000)
+            and (max(self.scores) >= o.target_score or self.series_dealt >= 1000)
         )
 
     def _record_deal(self, st: Any, players: list[str | None]) -> list[Any]:
@@ -170,6 +173,8 @@ class DealSequence(Driving):
         deal_scores = rec["result"]["scores"]
         if self.deal_no >= self.series_first:
             self.scores = [a + b for a, b in zip(self.scores, deal_scores, strict=True)]
+            if rec["result"]["status"] == "played":
+                self.series_deals += 1
         self._pending.append(
             op("record_deal", self.id, self.deal_no, rec, players, list(deal_scores))
         )

@@ -199,7 +199,8 @@ class Table(Seating):
             no = rec["meta"]["deal_no"]
             if no >= t.series_first:
                 t.scores = [a + b for a, b in zip(t.scores, rec["result"]["scores"], strict=True)]
-                t.series_deals += 1
+                t.series_dealt += 1
+                t.series_deals += rec["result"]["status"] == "played"
             last = rec
         if last is not None:
             t.deal = replay_record(decode_record(_encode(last)))
@@ -214,7 +215,7 @@ class Table(Seating):
             t.dealer = st.dealer
             t.deal_no = entry["deal_no"]
             if t.deal_no >= t.series_first:
-                t.series_deals += 1
+                t.series_dealt += 1
             if st.phase == OVER:  # crashed between its last action and its record
                 t._record_deal(st, list(entry["players"]))
                 t.metrics.deals_finished += 1
