@@ -11,26 +11,38 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import sys
-import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from rich.console import Console, RenderableType
 from rich.text import Text
 
+from protocol import texts
+
 from . import bot
 from . import cards as C
-from .decisions import Decision, DiscardDecision, PlayDecision, decision_for
+from . import seats as saved_seats
+from .decisions import (
+    Decision,
+    DiscardDecision,
+    PlayDecision,
+    decision_for,
+)
 from .i18n import Tr
-from .model import ACTION_EVENTS, TableModel
-from .net import Link, LinkError
+from .lineinput import LineInput
+from .model import ACTION_EVENTS, DealModel, TableModel, trick_gain
+from .net import Link, LinkError, ServerError
 from .render import (
+    COMPACT,
     CardStyle,
-    fmt_points,
     hand_view,
     review_view,
+    safe,
+    score_sheet_view,
     seat_name,
     standings_view,
     summary_view,
@@ -38,6 +50,7 @@ from .render import (
     tr_text,
     trick_text,
 )
+from .settings import Settings
 
 
 @dataclass
@@ -46,40 +59,109 @@ class Options:
     json: bool = False
     interactive: bool = True  # pause after each deal for the summary / review
     waiting_hint: bool = True  # say how to start a table that waits for players
+    auto_single: bool = False  # play the only legal card without asking
+
+
+# Commands typed at any prompt, in every language (French and Czech words work whatever the
+# language).
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "help": ("help", "h", "?", "aide", "nápověda", "napoveda"),
+    "table": ("table", "t", "stůl", "stul"),
+    "review": ("review", "r", "revoir", "přehled", "prehled"),
+    "score": ("score", "scores", "skóre", "skore"),
+    "quit": ("quit", "q", "exit", "quitter", "konec"),
+    "start": ("start", "commencer", "začít", "zacit"),
+    "rules": ("rules", "règles", "regles", "pravidla"),
+    "rule": ("rule", "règle", "regle", "pravidlo"),
+    "set": ("set", "régler", "regler", "nastavit"),
+}
+_COMMAND_OF = {w: c for c, words in COMMANDS.items() for w in words}
+_RULE_IN_TEXT = re.compile(r"\b(R\d+(?:\.\d+)?)\b")
+REMINDERS = (30, 10)  # seconds left on a turn timer when the player is reminded
+
+
+def command_of(text: str) -> tuple[str | None, str]:
+    """(the command a typed line names, its argument), or (None, "") for anything else."""
+    word, _, arg = text.strip().partition(" ")
+    return _COMMAND_OF.get(word.lower()), arg.strip()
 
 
 class UI:
-    """Where output goes: rich on a terminal, or JSON lines (``--json``)."""
+    """Where output goes: rich on a terminal, or JSON lines (``--json``).
+
+    A prompt stays on screen while the player types. Output that arrives meanwhile (another
+    seat's move, a connection notice) starts on a fresh line, and the prompt is drawn again
+    after it, with what was typed so far (:meth:`restore_prompt`)."""
 
     def __init__(self, tr: Tr, *, json_mode: bool = False, out: TextIO | None = None) -> None:
         self.tr = tr
         self.json = json_mode
         out = out or sys.stdout
         enc = (getattr(out, "encoding", None) or "").lower()
-        self.cs = CardStyle(unicode=enc.startswith("utf"))
+        self.cs = CardStyle(unicode=enc.startswith("utf"), lang=tr.lang)
         # In JSON mode, human-readable lines go to stderr so stdout stays machine-readable.
         self.console = Console(
             file=sys.stderr if json_mode else out, highlight=False, emoji=False, soft_wrap=False
         )
+        self.prompting: str | None = None  # the prompt on screen, waiting for a line
+        self.interrupted: str | None = None  # a prompt that output pushed up: draw it again
+        self.status: str | None = None  # the connection status line, updated in place
+        self.line_buffer: Callable[[], str] = lambda: ""
+        dumb = os.environ.get("TERM", "") in ("", "dumb")
+        self.clear_line = "\r" if dumb else "\r\x1b[2K"
+
+    @property
+    def width(self) -> int:
+        return int(self.console.width)
+
+    def set_language(self, tr: Tr) -> None:
+        self.tr = tr
+        self.cs = CardStyle(unicode=self.cs.unicode, lang=tr.lang)
+
+    def _before_output(self) -> None:
+        if self.status is not None:
+            self.console.file.write(self.clear_line)
+            self.status = None
+        if self.prompting is not None:
+            self.console.file.write("\n")  # never glued to the prompt
+            self.interrupted, self.prompting = self.prompting, None
 
     def show(self, *items: RenderableType) -> None:
         if not self.json:
+            self._before_output()
             for item in items:
                 self.console.print(item)
 
     def say(self, text: str | Text, style: str | None = None) -> None:
         if self.json:
             return
+        self._before_output()
         if isinstance(text, str):
-            text = Text(text, style=style or "")
+            text = Text(safe(text), style=style or "")
         self.console.print(text)
 
     def note(self, text: str) -> None:
         """Connection news and other messages worth seeing even in JSON mode (on stderr)."""
         if self.json:
-            print(text, file=sys.stderr, flush=True)
+            print(safe(text), file=sys.stderr, flush=True)
         else:
-            self.console.print(Text(text, style="yellow"))
+            self._before_output()
+            self.console.print(Text(safe(text), style="yellow"))
+
+    def status_line(self, text: str) -> None:
+        """One line that the next status replaces (reconnection attempts), not a new line
+        each time; JSON mode writes it to stderr."""
+        if self.json:
+            print(safe(text), file=sys.stderr, flush=True)
+            return
+        if self.status is None:
+            self._before_output()
+        self.interrupted = None  # the prompt comes back when the connection does
+        f = self.console.file
+        pad = " " * max(0, len(self.status or "") - len(text))
+        f.write(self.clear_line + safe(text) + pad)
+        f.flush()
+        self.status = text
 
     def error(self, text: str) -> None:
         if self.json:
@@ -88,55 +170,36 @@ class UI:
                 flush=True,
             )
         else:
-            self.console.print(Text(text, style="bold red"))
+            self._before_output()
+            self.console.print(Text(safe(text), style="bold red"))
 
     def prompt(self, text: str) -> None:
-        if not self.json:
-            self.console.print(Text(f"{text} > ", style="bold"), end="")
-            self.console.file.flush()
+        if self.json:
+            return
+        if self.status is not None:
+            self.console.file.write("\n")
+            self.status = None
+        self.console.print(Text(f"{text} > ", style="bold"), end="")
+        self.console.file.flush()
+        self.prompting, self.interrupted = text, None
+
+    def restore_prompt(self) -> None:
+        """Draw again a prompt that output pushed up, with the line typed so far."""
+        text, self.interrupted = self.interrupted, None
+        if text is not None and not self.json:
+            self.prompt(text)
+            typed = self.line_buffer()
+            if typed:
+                self.console.file.write(typed)
+                self.console.file.flush()
+
+    def got_line(self) -> None:
+        self.prompting = self.interrupted = None
 
     def raw(self, msg: dict[str, Any], text: str | None = None) -> None:
         """``--json``: one protocol message a line, as the server sent it."""
         if self.json:
             print(text if text is not None else json.dumps(msg, ensure_ascii=False), flush=True)
-
-
-def start_stdin_reader(queue: asyncio.Queue[tuple[Any, ...]]) -> None:
-    """Read lines from standard input in a daemon thread and post them to ``queue``.
-
-    The thread reads the file descriptor with ``os.read``: a buffered ``sys.stdin`` would hold
-    its lock while blocked, and Python cannot shut down cleanly (Ctrl-C) past a held lock."""
-    loop = asyncio.get_running_loop()
-    try:
-        fd = sys.stdin.fileno()
-    except (AttributeError, OSError, ValueError):
-        queue.put_nowait(("eof",))
-        return
-
-    def post(item: tuple[Any, ...]) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closed: we are exiting
-            loop.call_soon_threadsafe(queue.put_nowait, item)
-
-    def run() -> None:
-        buf = b""
-        while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except InterruptedError:
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                if buf:
-                    post(("line", buf.decode("utf-8", errors="replace")))
-                post(("eof",))
-                return
-            buf += chunk
-            while b"\n" in buf:
-                raw, buf = buf.split(b"\n", 1)
-                post(("line", raw.decode("utf-8", errors="replace").rstrip("\r")))
-
-    threading.Thread(target=run, name="atout-stdin", daemon=True).start()
 
 
 class Game:
@@ -149,14 +212,18 @@ class Game:
         model: TableModel,
         ui: UI,
         opts: Options,
+        *,
+        settings: Settings | None = None,
+        line_input: LineInput | None = None,
+        rejoin: dict[str, Any] | None = None,
     ) -> None:
         self.link = link
         self.queue = queue
         self.model = model
         self.ui = ui
-        self.tr = ui.tr
-        self.cs = ui.cs
         self.opts = opts
+        self.settings = settings or Settings()
+        self.input = line_input
         self.decision: Decision | None = None
         self.pending: tuple[Any, dict[str, Any]] | None = None  # (request id, body) in flight
         self.paused = False  # showing the end-of-deal prompt
@@ -169,15 +236,36 @@ class Game:
         self.unconfirmed: dict[str, Any] | None = None  # an action sent as the connection fell
         self.away = False  # the connection dropped: the AI may act for us until we are back
         self.away_actions: list[dict[str, Any]] = []
+        self.rejoin = rejoin  # the kept seat we came back to (what we knew when we left)
+        self.confirm_quit = False
+        self.last_rule: str | None = None  # the rule the last refusal cited (`rule` shows it)
+        self.shown_at = 0.0  # when another seat's move was last shown (pacing)
+        self.timer_task: asyncio.Task[None] | None = None
+        self.pause_task: asyncio.Task[None] | None = None
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def tr(self) -> Tr:
+        return self.ui.tr
+
+    @property
+    def cs(self) -> CardStyle:
+        return self.ui.cs
 
     @property
     def spectator(self) -> bool:
         return self.model.seat is None
 
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
     # ------------------------------------------------------------------ main loop
 
     async def run(self) -> int:
         self._after_message()
+        self.ui.restore_prompt()
         while self.exit_code is None:
             if self.backlog and not self.paused:
                 item = self.backlog.popleft()
@@ -189,16 +277,46 @@ class Game:
                     self.backlog.append(item)
                     continue
                 self._on_message(item[1], item[2] if len(item) > 2 else None)
+                await self._pace(item[1])
             elif kind == "line":
+                self.ui.got_line()
                 await self._on_line(item[1])
             elif kind == "eof":
                 if not (self.opts.auto or self.spectator):
                     self.exit_code = 0
             elif kind == "net":
                 self._on_net(item[1], item[2])
+            elif kind == "go_on" and self.paused:
+                self._resume_after_pause()
+            elif kind == "call":
+                await item[1]()
             if self.exit_code is None and not self.paused:
                 await self._act_if_due()
+            self.ui.restore_prompt()
+        for task in list(self.tasks):
+            task.cancel()
         return self.exit_code
+
+    async def _pace(self, msg: dict[str, Any]) -> None:
+        """Leave at least ``speed`` seconds between two moves of the other players as they
+        are shown, unless it is our turn already (the turn timer runs)."""
+        ev = msg.get("event") or {}
+        if (
+            msg.get("type") != "event"
+            or ev.get("type") not in ACTION_EVENTS
+            or ev.get("seat") == self.model.seat
+            or self.opts.auto
+            or self.opts.json
+            or self.settings.speed <= 0
+        ):
+            return
+        loop = asyncio.get_running_loop()
+        wait = self.shown_at + self.settings.speed - loop.time()
+        queued = list(getattr(self.queue, "_queue", ()))
+        ours = any(i[0] == "msg" and i[1].get("type") == "your_turn" for i in queued)
+        if wait > 0 and not ours:
+            await asyncio.sleep(wait)
+        self.shown_at = loop.time()
 
     # ------------------------------------------------------------------ server messages
 
@@ -214,7 +332,7 @@ class Game:
         if t == "error" and msg.get("id") is not None and msg.get("id") == self.start_id:
             self.ui.error(self._server_error_text(msg))
             return
-        if t in ("ok", "joined", "watching", "pong", "error"):
+        if t in ("ok", "joined", "watching", "pong", "error", "deal", "tables"):
             return  # answers to requests we no longer wait for (e.g. sent before a reconnect)
         before = [m.seat_info(s) for s in range(4)]  # to tell a join from a reconnection
         had_decision = self.decision is not None
@@ -222,6 +340,15 @@ class Game:
         if t == "snapshot":
             self.decision = None
             self.pending = None
+            if m.state in ("finished", "closed") and not self.spectator:
+                self._spawn(self._game_over_on_arrival())
+            if self.rejoin is not None:
+                saved, self.rejoin = self.rejoin, None
+                self._spawn(self._report_missed(saved))
+            elif not self.spectator and m.deal is not None and not self.opts.json:
+                self._show_table()
+        if t == "your_turn":
+            self._start_timer(msg.get("timer"))
         for ev in events:
             self._narrate(ev, before)
             mine = m.seat is not None and ev.get("seat") == m.seat
@@ -233,6 +360,8 @@ class Game:
             self._back()
         if self.decision is not None and not m.my_turn():
             self.decision = None  # the moment passed (the deal moved on without us)
+        if not m.my_turn():
+            self._stop_timer()
         self._after_message()
 
     def _own_action(self, ev: dict[str, Any], had_decision: bool) -> None:
@@ -286,6 +415,8 @@ class Game:
             if seated != self.waiting_shown:
                 self.waiting_shown = seated
                 self.ui.note(self.tr("prompt.start", n=seated))
+                if not self.opts.auto:
+                    self.ui.prompt(self.tr("prompt.lobby"))
 
     def _on_answer(self, msg: dict[str, Any]) -> None:
         _rid, body = self.pending  # type: ignore[misc]
@@ -297,50 +428,90 @@ class Game:
             self.model.legal = None  # used up: the next prompt comes with the next your_turn
             return
         d = self.decision
-        if (
-            isinstance(d, PlayDecision)
-            and body.get("type") == "play"
-            and msg.get("code") == "illegal_action"
-        ):
-            self.ui.error(
-                d.explain(body["card"], msg.get("rule"), msg.get("message", ""))
-                + "\n"
-                + self.tr(
-                    "err.server_rule", rule=msg.get("rule") or "?", message=msg.get("message", "")
-                )
-            )
-        else:
-            text = self._server_error_text(msg)
-            if isinstance(d, DiscardDecision):
-                text += "\n" + d.rule_text()
-            self.ui.error(text)
+        text = self._server_error_text(msg)
+        if isinstance(d, DiscardDecision):
+            text += "\n" + d.rule_text()
+        self._refusal(text, msg.get("rule"))
         if d is not None and self.model.my_turn():
             self.ui.prompt(d.prompt())
         else:
             self.decision = None
 
     def _server_error_text(self, msg: dict[str, Any]) -> str:
+        """A refusal in the player's language, from its stable ``code`` (and ``rule``); the
+        server's English ``message`` only for a code this client does not know."""
+        code = str(msg.get("code") or "")
+        key = f"code.{code}"
+        if key in self.tr.table:
+            text = self.tr(key)
+        else:
+            text = self.tr("err.server", message=safe(str(msg.get("message", ""))))
         if msg.get("rule"):
-            return self.tr("err.server_rule", rule=msg["rule"], message=msg.get("message", ""))
-        return self.tr("err.server", message=msg.get("message", ""))
+            text += " " + self.tr("err.rule", rule=msg["rule"])
+        return text
+
+    def _refusal(self, text: str, rule: str | None = None) -> None:
+        """Show a refusal; when it cites a rule, offer to read it (`rule`)."""
+        self.ui.error(text)
+        found = rule or next(iter(_RULE_IN_TEXT.findall(text)[-1:]), None)
+        if found and texts.find(found, self.tr.lang) is not None:
+            self.last_rule = found
+            self.ui.say(self.tr("prompt.see_rule", rule=found), "dim")
 
     def _on_net(self, kind: str, info: Any) -> None:
         if kind == "lost":
-            self.ui.note(self.tr("net.lost", s=info["delay"], n=info["attempt"]))
+            self.ui.status_line(
+                self.tr("net.lost", s=info["delay"], n=info["attempt"], t=info.get("elapsed", 0))
+            )
             if self.pending is not None and self.pending[1].get("type") in ACTION_EVENTS:
                 self.unconfirmed = self.pending[1]  # it may have been taken before the cut
             self.pending = None
+            self.decision = None  # the server prompts again once the seat is resumed
+            self._stop_timer()
             if not self.spectator:
                 self.away = True
-            self.decision = None  # the server prompts again once the seat is resumed
         elif kind == "resumed":
             self.ui.note(self.tr("net.resumed"))
+            self._reprompt()
         elif kind == "rewatched":
             self.ui.note(self.tr("net.rewatch"))
         elif kind == "fatal":
             err: LinkError = info
             self.ui.error(self.tr(err.key, **err.info))
+            if err.key == "err.gave_up" and not self.spectator and self.link.grace > 0:
+                from .main import command_line, default_name
+
+                name = None if self.link.name == default_name() else self.link.name
+                command = command_line("join", self.model.table, self.link.url, name)
+                self.ui.note(self.tr("bye.seat", grace=self.link.grace, command=command))
             self.exit_code = 1
+
+    # ------------------------------------------------------------------ turn timer
+
+    def _start_timer(self, timer: Any) -> None:
+        """A turn timer (``your_turn.timer``): remind the player as it runs out."""
+        self._stop_timer()
+        if timer is None or self.opts.auto or self.opts.json:
+            return
+        self.timer_task = asyncio.get_running_loop().create_task(self._remind(float(timer)))
+
+    def _stop_timer(self) -> None:
+        if self.timer_task is not None:
+            self.timer_task.cancel()
+            self.timer_task = None
+
+    async def _remind(self, timer: float) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timer
+        for left in REMINDERS:
+            if left >= timer:
+                continue
+            await asyncio.sleep(max(0.0, deadline - left - loop.time()))
+            await self.queue.put(("call", lambda s=left: self._remind_now(s)))
+
+    async def _remind_now(self, left: int) -> None:
+        if self.model.my_turn():
+            self.ui.note(self.tr("screen.timer_left", s=left))
 
     # ------------------------------------------------------------------ narration
 
@@ -363,13 +534,21 @@ class Game:
             text.stylize(style)
         self.ui.say(text)
 
+    def _show_table(self, *, hand: bool = True) -> None:
+        """The table, and our hand whenever we are seated (also while others bid or play)."""
+        m = self.model
+        self.ui.show(table_view(m, self.tr, self.cs, self.ui.width))
+        if hand and not self.spectator and m.deal is not None and m.deal.hand:
+            self.ui.show(hand_view(m.deal.hand, self.cs, self.tr))
+
     def _narrate(self, ev: dict[str, Any], before: list[dict[str, Any]]) -> None:
         tr, m, t = self.tr, self.model, ev.get("type")
         d = m.deal
         cs = self.cs
+        quiet = self.opts.json
         if t == "seat":
             n = int(ev.get("seat", 0))
-            who = ev.get("name") or "?"
+            who = safe(str(ev.get("name") or "?"))
             prev = before[n] if 0 <= n < 4 else {}
             if ev.get("kind") == "human" and n != m.seat:
                 if prev.get("kind") != "human" or prev.get("name") != ev.get("name"):
@@ -388,17 +567,24 @@ class Game:
                 self.ui.say(tr("ev.started"), "bold")
             elif state == "finished":
                 self.ui.say(tr("ev.finished"), "bold")
-                self.ui.show(standings_view(m, tr, final=True))
+                self.ui.show(
+                    score_sheet_view(m, tr, self.ui.width < COMPACT),
+                    standings_view(m, tr, final=True),
+                )
                 self.finished = True
                 self.exit_code = 0
             elif state == "closed":
-                self.ui.say(tr("ev.closed", reason=ev.get("reason") or ""), "bold")
+                reason = tr(f"closed.{ev.get('reason')}") if ev.get("reason") else ""
+                self.ui.say(tr("ev.closed", reason=reason), "bold")
                 self.finished = True
                 self.exit_code = 0
         elif t == "deal_start" and d is not None:
             self.ui.say(
                 Text(tr("ev.deal_start", n=d.deal_no, name=self.name(d.dealer)), style="bold")
             )
+            if not quiet and not self.opts.auto and d.turn is not None:
+                # what we hold while the others bid (a spectator sees the table)
+                self._show_table(hand=not self.spectator)
         elif t == "bid":
             if ev["contract"] == "pass":
                 self._line("ev.pass", ev["seat"])
@@ -414,40 +600,70 @@ class Game:
             if ev.get("cards") is not None and ev["seat"] == m.seat:
                 self._line("ev.discard_you", parts={"cards": cs.row(C.sort_cards(ev["cards"]))})
             elif ev.get("trumps"):
-                self._line("ev.discard_trumps", ev["seat"], parts={"cards": cs.row(ev["trumps"])})
+                self._line(
+                    "ev.discard_trumps",
+                    ev["seat"],
+                    parts={"cards": cs.row(ev["trumps"])},
+                    n=len(ev["trumps"]),
+                )
             else:
                 self._line("ev.discard", ev["seat"])
         elif t == "chelem":
             key = "ev.chelem_yes" if ev.get("announce") else "ev.chelem_no"
             self._line(key, ev.get("leader"), style="bold" if ev.get("announce") else "")
+            if self.spectator and not quiet:
+                self._show_table(hand=False)
         elif t == "poignee":
             self._line(
                 "ev.poignee",
                 ev["seat"],
                 parts={"cards": cs.row(ev["cards"])},
-                level=tr(f"level.{ev['level']}"),
+                level=tr(f"level_acc.{ev['level']}"),
             )
         elif t == "play":
             card = cs.text(ev["card"])
             card.append(f" ({tr.card_name(ev['card'])})", style="dim")
             self._line("ev.play", ev["seat"], parts={"card": card})
-        elif t == "trick":
-            pts = C.points(ev["cards"])
+        elif t == "trick" and d is not None:
+            index = ev["number"] - 1
+            pts = trick_gain(d, index) if 0 <= index < len(d.tricks) else C.points(ev["cards"])
+            key = "ev.trick"
+            extra: dict[str, Any] = {}
+            owner = self._excuse_kept(ev, index)
+            if owner is not None and owner == m.seat:
+                key = "ev.trick_excuse_mine"
+            elif owner is not None:
+                key = "ev.trick_excuse"
+                extra["owner"] = self.name(owner)
             self._line(
-                "ev.trick",
+                key,
                 ev["winner"],
                 parts={"cards": trick_text(m, ev, tr, cs)},
                 n=ev["number"],
-                points=fmt_points(pts),
+                points=pts,
+                **extra,
             )
-            if self.spectator and ev["number"] < 18:
-                self.ui.show(table_view(m, tr, cs))
+            if self.spectator and ev["number"] < 18 and not quiet:
+                self._show_table(hand=False)
         elif t == "deal_over":
             r = ev.get("result") or {}
             if r.get("status") == "annulled":
                 self.ui.say(tr("ev.annulled", reason=tr(f"reason.{r.get('reason')}")), "bold")
+                if (self.model.info.get("deals") or 0) and r.get("reason") == "all_passed":
+                    self.ui.say(tr("ev.dealt_again"), "dim")
         elif t == "scores":
             self._deal_summary()
+
+    def _excuse_kept(self, ev: dict[str, Any], index: int) -> int | None:
+        """The player whose Excuse stayed with them although the other side won the trick
+        (R8.1), or None."""
+        d = self.model.deal
+        if d is None or d.taker is None or index >= 17 or C.EXCUSE not in ev["cards"]:
+            return None
+        player = (ev["leader"] + ev["cards"].index(C.EXCUSE)) % 4
+        if (player == d.taker) != (ev["winner"] == d.taker):
+            return player
+        return None
 
     def _deal_summary(self) -> None:
         m = self.model
@@ -463,15 +679,140 @@ class Game:
         ):
             self.paused = True
             self._pause_prompt()
+            if self.settings.pause is not None:
+                self.pause_task = asyncio.get_running_loop().create_task(
+                    self._go_on_after(self.settings.pause)
+                )
+
+    async def _go_on_after(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        await self.queue.put(("go_on",))
+
+    def _resume_after_pause(self) -> None:
+        self.paused = False
+        if self.pause_task is not None:
+            self.pause_task.cancel()
+            self.pause_task = None
 
     def _is_last_deal(self) -> bool:
-        total = self.model.info.get("deals")
-        return total is not None and int(self.model.info.get("deal_no") or 0) >= int(total)
+        return self.model.state == "finished"
 
     def _pause_prompt(self) -> None:
         self.ui.prompt(
             self.tr("prompt.last_continue" if self._is_last_deal() else "prompt.continue")
         )
+
+    # ------------------------------------------------------------------ rejoining
+
+    async def _report_missed(self, saved: dict[str, Any]) -> None:
+        """After coming back to a kept seat: what happened while we were away (deals played
+        and their results, moves the AI made for us), from the snapshot and the records."""
+        m = self.model
+        seat = m.seat
+        left_at = int(saved.get("deal_no") or 0)
+        own_before = int(saved.get("own") or 0)
+        now = m.deal.deal_no if m.deal is not None else int(m.info.get("deal_no") or 0)
+        lines: list[str] = []
+        if left_at and now > left_at:
+            last_done = now if m.deal is not None and m.deal.phase == "over" else now - 1
+            for no in range(left_at, last_done + 1):
+                d = await self._deal_model(no)
+                if d is None:
+                    continue
+                lines.append(self._deal_line(d))
+                if no == left_at and seat is not None:
+                    acts = d.own_actions(seat)[own_before:]
+                    if acts:
+                        lines.append(self._moves_line(acts))
+            own_before = 0
+        if m.deal is not None and seat is not None and m.deal.phase != "over":
+            acts = m.deal.own_actions(seat)[own_before if now == left_at else 0 :]
+            if acts:
+                lines.append(self._moves_line(acts))
+        if lines:
+            self.ui.note(self.tr("rejoin.title"))
+            for line in lines:
+                self.ui.note("  " + line)
+        if m.deal is not None and not self.opts.json:
+            self._show_table()
+        if self.decision is not None:
+            self.ui.prompt(self.decision.prompt())
+
+    async def _game_over_on_arrival(self) -> None:
+        """We came back to a table whose series is over: say so, show how it ended, leave."""
+        await asyncio.gather(*(t for t in self.tasks if t is not asyncio.current_task()))
+        await self._fill_series()
+        m = self.model
+        self.ui.say(self.tr("ev.finished"), "bold")
+        self.ui.show(
+            score_sheet_view(m, self.tr, self.ui.width < COMPACT),
+            standings_view(m, self.tr, final=True),
+        )
+        self.finished = True
+        await self.queue.put(("call", self._finish))
+
+    async def _finish(self) -> None:
+        self.exit_code = 0
+
+    def _moves_line(self, acts: list[dict[str, Any]]) -> str:
+        return self.tr(
+            "rejoin.moves",
+            n=len(acts),
+            actions=", ".join(self._action_text(a) for a in acts),
+        )
+
+    def _deal_line(self, d: DealModel) -> str:
+        r = d.result or {}
+        if r.get("status") != "played":
+            return self.tr(
+                "rejoin.annulled", n=d.deal_no, reason=self.tr(f"reason.{r.get('reason')}")
+            )
+        diff = abs(float(r.get("taker_points") or 0) - float(r.get("target") or 0))
+        seat = self.model.seat
+        mine = float((r.get("scores") or [0] * 4)[seat]) if seat is not None else 0.0
+        return self.tr(
+            "rejoin.played_made" if r.get("won") else "rejoin.played_failed",
+            n=d.deal_no,
+            name=self.name(r.get("taker")),
+            contract=self.tr.contract_short(r.get("contract")),
+            d=diff,
+            score=mine,
+        )
+
+    async def _deal_model(self, deal_no: int) -> DealModel | None:
+        """A finished deal of the table: known from the stream, or its record from the server
+        (interface 2, ``deal``)."""
+        m = self.model
+        if deal_no in m.deals:
+            return m.deals[deal_no]
+        try:
+            answer = await self.link.call({"type": "deal", "table": m.table, "deal_no": deal_no})
+        except (ServerError, ConnectionError, TimeoutError, KeyError):
+            return None  # an older server, or a deal it cannot give
+        rec = answer.get("record")
+        if not isinstance(rec, dict):
+            return None
+        d = DealModel.from_record(rec, deal_no)
+        m.deals[deal_no] = d
+        return d
+
+    async def _fill_series(self) -> None:
+        """Fetch the series' deals finished before we joined, for the score sheet."""
+        m = self.model
+        now = m.deal.deal_no if m.deal is not None else int(m.info.get("deal_no") or 0)
+        last = now if m.deal is not None and m.deal.phase == "over" else now - 1
+        want = int(m.info.get("scored") or 0)
+        first = m.series_start
+        played = 0
+        for no in range(last, 0, -1):
+            if first is not None and no < first:
+                break
+            if first is None and played >= want:
+                break
+            d = await self._deal_model(no)
+            if d is None:
+                break
+            played += (d.result or {}).get("status") == "played"
 
     # ------------------------------------------------------------------ decisions
 
@@ -491,6 +832,11 @@ class Game:
         d = decision_for(m.legal, hand, self.tr, self.cs, trick)
         if d is None:
             return
+        if isinstance(d, PlayDecision) and self.opts.auto_single and d.single():
+            card = d.single()
+            self.ui.say(self.tr("prompt.only_card", card=self.cs.label(str(card))), "dim")
+            await self._send({"type": "play", "card": card})
+            return
         self.decision = d
         self._show_decision(table=True)
 
@@ -501,12 +847,16 @@ class Game:
             return
         m = self.model
         if table:
-            self.ui.show(table_view(m, self.tr, self.cs))
+            self.ui.show(table_view(m, self.tr, self.cs, self.ui.width))
         self.ui.show(hand_view(d.hand, self.cs, self.tr, d.numbers or None, legend=d.legend))
         if table and m.timer:
             self.ui.say(self.tr("screen.timer", s=m.timer), "yellow")
         for line in d.header():
             self.ui.show(line)
+        if self.input is not None:
+            self.input.completions = d.completions() + [
+                w for ws in COMMANDS.values() for w in ws[:1]
+            ]
         self.ui.prompt(d.prompt())
 
     async def _send(self, body: dict[str, Any]) -> None:
@@ -519,57 +869,103 @@ class Game:
 
     # ------------------------------------------------------------------ typed lines
 
+    def _current_prompt(self) -> str | None:
+        if self.paused:
+            return self.tr("prompt.last_continue" if self._is_last_deal() else "prompt.continue")
+        if self.decision is not None and self.pending is None:
+            return self.decision.prompt()
+        m = self.model
+        if m.state == "waiting" and not self.spectator and not self.opts.auto:
+            return self.tr("prompt.lobby")
+        return None
+
+    def _reprompt(self) -> None:
+        p = self._current_prompt()
+        if p is not None:
+            self.ui.prompt(p)
+
     async def _on_line(self, line: str) -> None:
         text = line.strip()
-        word = text.lower()
+        if self.confirm_quit:
+            self.confirm_quit = False
+            if text.lower() in self.tr.yes_words():
+                self.exit_code = 0
+            else:
+                self._reprompt()
+            return
+        cmd, arg = command_of(text)
         if self.paused:
-            if word in ("r", "review"):
-                self._review()
+            if cmd == "review":
+                await self._review(arg)
                 self._pause_prompt()
                 return
-            if word in ("q", "quit", "exit"):
+            if cmd == "score":
+                await self._score()
+                self._pause_prompt()
+                return
+            if cmd == "quit":
                 self.exit_code = 0
                 return
-            self.paused = False
-            return
-        if word in ("help", "?", "h"):
+            if cmd is None or not text:
+                self._resume_after_pause()
+                return
+        if cmd == "help":
             self.ui.say(self.tr("help.commands"))
             self.ui.say(self.tr("help.codes"))
             self._reprompt()
             return
-        if word in ("quit", "exit", "q"):
+        if cmd == "quit":
+            m = self.model
+            if not self.spectator and m.state == "playing":
+                self.confirm_quit = True
+                self.ui.prompt(self.tr("prompt.quit_confirm"))
+                return
             self.exit_code = 0
             return
-        if word in ("table", "t"):
+        if cmd == "table":
             if self.decision is not None:
                 self._show_decision(table=True)
             else:
-                self.ui.show(table_view(self.model, self.tr, self.cs))
+                self._show_table()
+                self._reprompt()
             return
-        if word in ("review", "r"):
-            self._review()
+        if cmd == "review":
+            await self._review(arg)
             self._reprompt()
             return
-        if word in ("score", "scores"):
-            self.ui.show(standings_view(self.model, self.tr))
+        if cmd == "score":
+            await self._score()
             self._reprompt()
             return
-        if word == "start" and self.model.state == "waiting":
+        if cmd == "rules":
+            self._rules(arg)
+            self._reprompt()
+            return
+        if cmd == "rule":
+            self._rules(arg or self.last_rule or "", exact=True)
+            self._reprompt()
+            return
+        if cmd == "set":
+            self._set(arg)
+            self._reprompt()
+            return
+        if cmd == "start" and self.model.state == "waiting":
             with contextlib.suppress(ConnectionError):
                 self.start_id = await self.link.send({"type": "start", "table": self.model.table})
             return
         d = self.decision
         if d is None or self.pending is not None:
-            if (
-                self.model.deal is not None
-                and self.model.deal.turn is not None
-                and not self.spectator
-            ):
-                self.ui.say(self.tr("prompt.idle", name=self.name(self.model.deal.turn)), "dim")
+            m = self.model
+            if m.state == "waiting" and not self.spectator:
+                if text:
+                    self.ui.say(self.tr("prompt.lobby_help"), "dim")
+                self._reprompt()
+            elif m.deal is not None and m.deal.turn is not None and not self.spectator:
+                self.ui.say(self.tr("prompt.idle", name=self.name(m.deal.turn)), "dim")
             return
         out = d.handle(text)
         if out.error:
-            self.ui.error(out.error)
+            self._refusal(out.error)
             self.ui.prompt(d.prompt())
         elif out.next is not None:
             self.decision = out.next
@@ -577,13 +973,76 @@ class Game:
         elif out.action is not None:
             await self._send(out.action)
 
-    def _reprompt(self) -> None:
-        if self.decision is not None and self.pending is None:
-            self.ui.prompt(self.decision.prompt())
-
-    def _review(self) -> None:
-        if not self.model.finished_deals:
+    async def _review(self, arg: str) -> None:
+        m = self.model
+        deal: DealModel | None = None
+        if arg.strip().isdigit():
+            deal = await self._deal_model(int(arg))
+            if deal is None:
+                self.ui.say(self.tr("rev.no_such", n=int(arg)))
+                return
+        elif m.finished_deals:
+            deal = m.finished_deals[-1][0]
+        else:
+            now = m.deal.deal_no if m.deal is not None else int(m.info.get("deal_no") or 0)
+            last = now if m.deal is not None and m.deal.phase == "over" else now - 1
+            deal = await self._deal_model(last) if last >= 1 else None
+        if deal is None:
             self.ui.say(self.tr("rev.none"))
             return
-        deal = self.model.finished_deals[-1][0]
-        self.ui.show(review_view(self.model, deal, self.tr, self.cs))
+        self.ui.show(review_view(m, deal, self.tr, self.cs))
+
+    async def _score(self) -> None:
+        await self._fill_series()
+        m = self.model
+        self.ui.show(
+            score_sheet_view(m, self.tr, self.ui.width < COMPACT), standings_view(m, self.tr)
+        )
+
+    def _rules(self, topic: str, *, exact: bool = False) -> None:
+        """`rules`: the topics; `rules TOPIC`: one section; `rule [R7.5]`: the paragraph of a
+        rule (by default the one the last refusal cited)."""
+        from .render import rules_view
+
+        self.ui.show(rules_view(self.tr, topic, paragraph_only=exact))
+
+    def _set(self, arg: str) -> None:
+        key, _, value = arg.partition(" ")
+        key = {"langue": "lang", "jazyk": "lang", "vitesse": "speed", "rychlost": "speed",
+               "pauza": "pause"}.get(key.lower(), key.lower())  # fmt: skip
+        if not key:
+            s = self.settings
+            pause = self.tr("set.enter") if s.pause is None else self.tr.num(s.pause) + " s"
+            self.ui.say(
+                self.tr("set.show", lang=s.lang or self.tr.lang, speed=s.speed, pause=pause)
+            )
+            self.ui.say(self.tr("set.help"), "dim")
+            return
+        try:
+            self.settings.set(key, value)
+        except ValueError:
+            self.ui.error(self.tr("set.bad", key=safe(key), value=safe(value)))
+            self.ui.say(self.tr("set.help"), "dim")
+            return
+        self.settings.save()
+        if key == "lang":
+            self.ui.set_language(Tr(self.settings.lang or "en"))
+            if self.decision is not None:
+                self.decision.tr = self.tr
+                self.decision.cs = self.cs
+        self.ui.say(self.tr("set.done"), "bold")
+
+    # ------------------------------------------------------------------ leaving
+
+    def progress(self) -> dict[str, Any]:
+        """Where the deal stood for our seat (kept with the seat token, told back on rejoin)."""
+        m = self.model
+        d = m.deal
+        if d is None or m.seat is None:
+            return {}
+        return {"deal_no": d.deal_no, "own": len(d.own_actions(m.seat)), "v": m.v}
+
+    def save_progress(self) -> None:
+        m = self.model
+        if m.seat is not None and m.table:
+            saved_seats.update(self.link.url, m.table, m.seat, **self.progress())

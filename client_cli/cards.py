@@ -74,16 +74,45 @@ def points(codes: Iterable[str]) -> float:
     return sum(half_points(c) for c in codes) / 2
 
 
+# French players write the ranks Roi, Dame, Cavalier, Valet: R, D, C, V (RULES.md codes keep
+# K, Q, C, J on the wire).
+FRENCH_RANKS = {"K": "R", "Q": "D", "C": "C", "J": "V"}
+_FROM_FRENCH = {"R": "K", "D": "Q", "V": "J"}
+
+
+def trick_winner(cards: list[str], leader: int, *, excuse_wins: bool = False) -> int:
+    """The seat that wins a trick (R7.7): the highest trump, else the highest card of the
+    suit of its first card that is not the Excuse. The Excuse never wins, except when led to
+    the last trick by a side that won the 17 others (R8.3: ``excuse_wins``)."""
+    if excuse_wins and cards and cards[0] == EXCUSE:
+        return leader
+    trumps = [(rank_value(c), i) for i, c in enumerate(cards) if is_trump(c)]
+    if trumps:
+        return (leader + max(trumps)[1]) % 4
+    lead = next((suit(c) for c in cards if c != EXCUSE), None)
+    best = max((rank_value(c), i) for i, c in enumerate(cards) if suit(c) == lead)
+    return (leader + best[1]) % 4
+
+
 _SYMBOL_TO_LETTER = {v: k for k, v in SYMBOLS.items()}
 # Also accept the usual outline symbols some keyboards / fonts produce.
 _SYMBOL_TO_LETTER.update({"♤": "S", "♡": "H", "♢": "D", "♧": "C"})
 
 
-def normalize(text: str) -> str | None:
-    """The card code a player typed (case-insensitive; ``♥10`` or ``10♥`` also work), or None."""
+def normalize(text: str, french: bool = False) -> str | None:
+    """The card code a player typed (case-insensitive; ``♥10`` or ``10♥`` also work), or None.
+    With ``french``, the French ranks R, D, V (``♥R``, ``HR``, ``SD``) are read as K, Q, J."""
     t = text.strip().upper()
     if not t:
         return None
+    if french and len(t) >= 2:
+        sym = next((s for s in _SYMBOL_TO_LETTER if s in t), None)
+        if sym is not None:
+            rest = t.replace(sym, "")
+            if rest in _FROM_FRENCH:
+                return _SYMBOL_TO_LETTER[sym] + _FROM_FRENCH[rest]
+        elif len(t) == 2 and t[0] in SUITS and t[1] in _FROM_FRENCH:
+            return t[0] + _FROM_FRENCH[t[1]]
     if t in ("EX", "EXC", "EXCUSE", "E"):
         return EXCUSE
     for sym, letter in _SYMBOL_TO_LETTER.items():

@@ -53,6 +53,10 @@ class Decision:
     def handle(self, text: str) -> Outcome:
         raise NotImplementedError
 
+    def completions(self) -> list[str]:
+        """Words Tab may complete at this prompt (card codes, bids, yes and no)."""
+        return []
+
     # helpers -----------------------------------------------------------------------------
 
     def card_label(self, code: str) -> str:
@@ -68,7 +72,7 @@ class Decision:
             if not by_number:
                 return None, self.tr("err.unknown", text=t)
             return None, self.tr("err.number", n=n, max=max(by_number))
-        code = C.normalize(t)
+        code = C.normalize(t, french=self.tr.lang == "fr")
         if code is None:
             return None, self.tr("err.unknown", text=t) + " " + self.tr("help.codes")
         return code, None
@@ -114,6 +118,9 @@ class BidDecision(Decision):
             Text(self.tr("prompt.bid_help"), style="dim"),
         ]
 
+    def completions(self) -> list[str]:
+        return [b for b in self.bids] + [str(i) for i in range(1, len(self.bids) + 1)]
+
     def handle(self, text: str) -> Outcome:
         t = " ".join(text.strip().lower().replace("-", " ").split())
         bids = self.bids
@@ -131,11 +138,11 @@ class BidDecision(Decision):
                         choice = b
         if choice is None:
             return Outcome(error=self.tr("err.bid", text=text.strip(), options=self.options_text()))
-        if choice not in bids:
+        if choice not in bids:  # one sentence: why not, and what may be bid
             return Outcome(
-                error=self.tr("err.bid_low", contract=self.tr.contract(choice))
-                + " "
-                + self.tr("err.bid", text=text.strip(), options=self.options_text())
+                error=self.tr(
+                    "err.bid_low", contract=self.tr.contract(choice), options=self.options_text()
+                )
             )
         return Outcome(action={"type": "bid", "contract": choice})
 
@@ -183,6 +190,9 @@ class DiscardDecision(Decision):
             lines.append(Text(self.tr("prompt.discard_confirm"), style="bold"))
         return lines
 
+    def completions(self) -> list[str]:
+        return list(self.choices)
+
     def refuse(self, msg: str) -> Outcome:
         return Outcome(error=f"{msg}\n{self.rule_text()}")
 
@@ -229,11 +239,35 @@ class ChelemDecision(Decision):
     def prompt(self) -> str:
         return self.tr("prompt.chelem")
 
+    def completions(self) -> list[str]:
+        return sorted(self.tr.yes_words() | self.tr.no_words())
+
     def handle(self, text: str) -> Outcome:
         answer = yes_no(text, self.tr)
         if answer is None:
             return Outcome(error=self.tr("err.yes_no"))
-        return Outcome(action={"type": "chelem", "announce": answer})
+        if answer:  # a chelem costs 200 when it fails: ask once more (R10.4)
+            confirm = ConfirmDecision(self.legal, self.hand, self.tr, self.cs)
+            confirm.back = self
+            return Outcome(next=confirm)
+        return Outcome(action={"type": "chelem", "announce": False})
+
+
+class ConfirmDecision(Decision):
+    """ "Really announce a chelem?": yes sends it, anything else asks the question again."""
+
+    back: Decision | None = None
+
+    def prompt(self) -> str:
+        return self.tr("prompt.chelem_confirm")
+
+    def completions(self) -> list[str]:
+        return sorted(self.tr.yes_words() | self.tr.no_words())
+
+    def handle(self, text: str) -> Outcome:
+        if yes_no(text, self.tr) is True:
+            return Outcome(action={"type": "chelem", "announce": True})
+        return Outcome(next=self.back)
 
 
 # ---------------------------------------------------------------------------------- play
@@ -249,49 +283,69 @@ class PlayDecision(Decision):
         self.sent: str | None = None
 
     def prompt(self) -> str:
+        only = self.single()
+        if only is not None:
+            return self.tr("prompt.play_single", card=self.cs.label(only))
         return self.tr("prompt.play")
 
     def header(self) -> list[RenderableType]:
         example = C.sort_cards(self.plays)[0] if self.plays else "H10"
-        return [Text(self.tr("prompt.play_help", example=example), style="dim")]
+        return [Text(self.tr("prompt.play_help", example=self.cs.label(example)), style="dim")]
+
+    def completions(self) -> list[str]:
+        out = list(self.plays)
+        if self.tr.lang == "fr":  # the French rank letters work too (HR for HK)
+            out += [c[0] + C.FRENCH_RANKS[c[1:]] for c in self.plays
+                    if C.suit(c) in C.SUITS and c[1:] in ("K", "Q", "J")]  # fmt: skip
+        return out
 
     def handle(self, text: str) -> Outcome:
         t = text.strip()
         if not t:
+            only = self.single()
+            if only is not None:  # Enter plays the only legal card
+                return Outcome(action={"type": "play", "card": only})
             return Outcome(error=self.tr("err.empty"))
         code, err = self.read_card(t, self.by_number)
         if err is not None or code is None:
             return Outcome(error=err)
         if code not in self.hand:
             return Outcome(error=self.tr("err.not_in_hand", card=self.card_label(code)))
-        # Illegal cards go to the server too: it is the authority, and its refusal names the
-        # rule; explain() then says it in the player's language.
+        if code not in self.plays:
+            # The server's `legal` says it is refused: explain why here, in the player's
+            # language, and send nothing (the server would only refuse it in English).
+            return Outcome(error=self.explain(code))
         self.sent = code
         return Outcome(action={"type": "play", "card": code})
 
-    def explain(self, card: str, rule: str | None, message: str) -> str:
-        """A translated explanation of why ``card`` was refused, from the trick in progress."""
+    def single(self) -> str | None:
+        """The only card that may be played, if there is exactly one."""
+        return self.plays[0] if len(self.plays) == 1 else None
+
+    def explain(self, card: str, rule: str | None = None, message: str = "") -> str:
+        """A translated explanation of why ``card`` may not be played, from the trick in
+        progress and the legal cards (R7.5, R7.6)."""
         tr = self.tr
         trick = self.trick or []
         lead = next((C.suit(c) for c in trick if c != C.EXCUSE), "")
         has = {C.suit(c) for c in self.hand}
         trumps_in_trick = [c for c in trick if C.is_trump(c)]
+        higher = [c for c in self.plays if C.is_trump(c)]
         if lead and lead in C.SUITS and lead in has and C.suit(card) != lead:
             why = tr("why.follow", suit=tr(f"suit.{lead}"))
-        elif C.is_trump(card) and trumps_in_trick and rule == "R7.6":
+        elif C.is_trump(card) and trumps_in_trick and higher:
             best = max(trumps_in_trick, key=C.rank_value)
-            over = [c for c in self.plays if C.is_trump(c)]
             why = tr(
                 "why.overtrump",
                 card=self.cs.label(best),
-                cards=" ".join(self.cs.label(c) for c in over),
+                cards=" ".join(self.cs.label(c) for c in C.sort_cards(higher)),
             )
         elif lead == "T" and "T" in has:
             why = tr("why.trump_led")
         elif lead and lead in C.SUITS and "T" in has:
             why = tr("why.trump", suit=tr(f"suit.{lead}"))
         else:
-            why = tr("why.generic", message=message, rule=rule or "?")
+            why = tr("why.generic", rule=rule or "R7")
         legal = " ".join(f"{self.numbers[c]}:{self.cs.label(c)}" for c in C.sort_cards(self.plays))
         return (
             tr("err.illegal_play", card=self.card_label(card), why=why)
@@ -348,7 +402,7 @@ class PoigneeDecision(Decision):
             return Outcome(action={"type": "poignee", "cards": list(self.options[0]["default"])})
         cards: list[str] = []
         for tok in (x for x in _SPLIT.split(t) if x):
-            code = C.normalize(tok)
+            code = C.normalize(tok, french=self.tr.lang == "fr")
             if code is None:
                 return Outcome(error=self.tr("err.unknown", text=tok) + " " + self.tr("help.codes"))
             if code not in cards:

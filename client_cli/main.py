@@ -12,30 +12,36 @@ import getpass
 import os
 import re
 import shlex
+import shutil
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from . import seats
-from .app import UI, Game, Options, start_stdin_reader
-from .i18n import LANGUAGES, Tr, detect_language
+from .app import UI, Game, Options
+from .i18n import LANGUAGES, Tr, detect_language, translate_argparse
+from .lineinput import LineInput
 from .model import TableModel
 from .net import Link, LinkError, ServerError, normalize_url
-from .render import tables_view
+from .render import rules_view, safe, tables_view
+from .seats import state_dir
+from .settings import Settings
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
-DEFAULT_AI = "heuristic"
-COMMANDS = ("play", "tables", "join", "create", "watch")
+DEFAULT_AI = "normal"
+KNOWN_LEVELS = ("easy", "normal", "strong")  # what to offer when the server does not say
+COMMANDS = ("play", "tables", "join", "create", "watch", "rules")
 
 
-def _pre_lang(argv: Sequence[str]) -> str:
-    """The language, known before parsing so that ``--help`` is translated too."""
+def _pre_lang(argv: Sequence[str]) -> str | None:
+    """The language given with ``--lang``, known before parsing so that ``--help`` is
+    translated too."""
     for i, a in enumerate(argv):
         if a == "--lang" and i + 1 < len(argv):
             return argv[i + 1]
         if a.startswith("--lang="):
             return a.split("=", 1)[1]
-    return detect_language()
+    return None
 
 
 def default_name() -> str:
@@ -57,13 +63,14 @@ def build_parser(tr: Tr) -> argparse.ArgumentParser:
     common.add_argument("--name", default=None, help=tr("cli.name"))
     common.add_argument("--lang", choices=LANGUAGES, default=None, help=tr("cli.lang"))
     common.add_argument("--auto", action="store_true", help=tr("cli.auto"))
+    common.add_argument("--auto-single", action="store_true", help=tr("cli.auto_single"))
     common.add_argument("--json", action="store_true", help=tr("cli.json"))
 
     table_opts = argparse.ArgumentParser(add_help=False)
     g = table_opts.add_mutually_exclusive_group()
     g.add_argument("--deals", type=int, default=None, help=tr("cli.deals"))
     g.add_argument("--target-score", type=int, default=None, help=tr("cli.target"))
-    table_opts.add_argument("--ai", default=DEFAULT_AI, help=tr("cli.ai", default=DEFAULT_AI))
+    table_opts.add_argument("--ai", default=None, help=tr("cli.ai", default=DEFAULT_AI))
     table_opts.add_argument("--think-delay", type=float, default=None, help=tr("cli.think"))
     table_opts.add_argument("--deal-pause", type=float, default=None, help=tr("cli.pause"))
     table_opts.add_argument("--turn-timer", type=float, default=None, help=tr("cli.timer"))
@@ -74,12 +81,15 @@ def build_parser(tr: Tr) -> argparse.ArgumentParser:
         epilog=tr("cli.epilog", default=DEFAULT_SERVER),
         parents=[common],
     )
-    sub = p.add_subparsers(dest="command", metavar="{play,tables,join,create,watch}")
+    sub = p.add_subparsers(dest="command", metavar="{play,tables,join,create,watch,rules}")
     play = sub.add_parser(
         "play", help=tr("cli.play"), description=tr("cli.play"), parents=[common, table_opts]
     )
     play.add_argument("--public", action="store_true", help=tr("cli.public"))
-    sub.add_parser("tables", help=tr("cli.tables"), description=tr("cli.tables"), parents=[common])
+    tables = sub.add_parser(
+        "tables", help=tr("cli.tables"), description=tr("cli.tables"), parents=[common]
+    )
+    tables.add_argument("--all", action="store_true", help=tr("cli.all"))
     join = sub.add_parser("join", help=tr("cli.join"), description=tr("cli.join"), parents=[common])
     join.add_argument("table", metavar="TABLE", help=tr("cli.table_id"))
     join.add_argument("--seat", type=int, choices=range(4), default=None, help=tr("cli.seat"))
@@ -92,7 +102,22 @@ def build_parser(tr: Tr) -> argparse.ArgumentParser:
         "watch", help=tr("cli.watch"), description=tr("cli.watch"), parents=[common]
     )
     watch.add_argument("table", metavar="TABLE", help=tr("cli.table_id"))
+    rules = sub.add_parser(
+        "rules", help=tr("cli.rules"), description=tr("cli.rules"), parents=[common]
+    )
+    rules.add_argument("topic", metavar="TOPIC", nargs="*", help=tr("cli.topic"))
     return p
+
+
+def program() -> str:
+    """How to run this client again: ``atout`` when that is on the PATH, else the path it was
+    started from (``.venv/bin/atout`` after ``make play``)."""
+    me = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    found = shutil.which("atout")
+    if not me or os.path.basename(me) != "atout" or (found and os.path.realpath(found) == me):
+        return "atout"
+    rel = os.path.relpath(me)
+    return shlex.quote(rel if not rel.startswith("..") else me)
 
 
 def command_line(verb: str, table: str, url: str, name: str | None = None) -> str:
@@ -101,7 +126,16 @@ def command_line(verb: str, table: str, url: str, name: str | None = None) -> st
     server = "" if url == DEFAULT_SERVER else f" --server {url}"
     who = f" --name {shlex.quote(name)}" if name else ""
     table_arg = f"-- {table}" if table.startswith("-") else table
-    return f"atout {verb}{server}{who} {table_arg}"
+    return f"{program()} {verb}{server}{who} {table_arg}"
+
+
+def ai_levels(welcome: dict[str, Any]) -> list[dict[str, Any]]:
+    """The AI levels the server offers (``welcome.ai_levels``, in display order), or the
+    usual three when it does not say."""
+    levels = welcome.get("ai_levels")
+    if isinstance(levels, list) and levels:
+        return [lv for lv in levels if isinstance(lv, dict) and isinstance(lv.get("level"), str)]
+    return [{"level": lv, "description": ""} for lv in KNOWN_LEVELS]
 
 
 def _table_request(args: argparse.Namespace, *, public: bool, name: str = "") -> dict[str, Any]:
@@ -123,10 +157,11 @@ def _table_request(args: argparse.Namespace, *, public: bool, name: str = "") ->
 
 async def _take_seat(
     args: argparse.Namespace, link: Link, url: str, table: str, name: str, ui: UI, tr: Tr
-) -> tuple[dict[str, Any] | None, str]:
+) -> tuple[dict[str, Any] | None, str, dict[str, Any] | None]:
     """Sit at ``table``: take back the seat kept for this player (by its token) if there is
     one, else the seat asked for, else any. Returns (the ``joined`` answer, what to tell the
-    player about the seat), or (None, "") after explaining why not."""
+    player about the seat, the kept seat taken back), or (None, "", None) after explaining
+    why not."""
     asked = getattr(args, "seat", None)
     saved = seats.lookup(url, table, name=name, seat=asked) if args.command == "join" else []
     if not saved and args.command == "join" and args.name is None:
@@ -141,13 +176,13 @@ async def _take_seat(
                 seats=", ".join(str(e["seat"]) for e in saved),
             )
         )
-        return None, ""
+        return None, "", None
     old: int | None = None
     if saved:  # our seat from before a Ctrl-C or a crash
         old = int(saved[0]["seat"])
         try:
             joined = await link.call({"type": "resume", "token": saved[0]["token"]})
-            return joined, tr("join.back", seat=joined["seat"], table=table)
+            return joined, tr("join.back", seat=joined["seat"], table=table), saved[0]
         except ServerError:
             seats.forget(url, table, old)  # the grace period is over: the token is void
     want = asked if asked is not None else old
@@ -160,11 +195,37 @@ async def _take_seat(
         why = "join.why_taken"
         joined = await link.call({"type": "join", "table": table, "seat": None})
     if old is not None and joined["seat"] != old:
-        return joined, tr("join.other_seat", old=old, why=tr(why), seat=joined["seat"], table=table)
-    return joined, ""
+        notice = tr("join.other_seat", old=old, why=tr(why), seat=joined["seat"], table=table)
+        return joined, notice, None
+    return joined, "", None
 
 
-async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
+async def _list_tables(args: argparse.Namespace, link: Link, ui: UI, tr: Tr, url: str) -> int:
+    """The public tables: the first page (``--all``: every page, following ``next``)."""
+    body: dict[str, Any] = {"type": "list_tables"}
+    answer = await link.call(body)
+    tables = list(answer.get("tables") or [])
+    while args.all and answer.get("next"):
+        answer = await link.call({"type": "list_tables", "cursor": answer["next"]})
+        tables += answer.get("tables") or []
+    if args.json:
+        ui.raw({**answer, "tables": tables})
+        return 0
+    more = bool(answer.get("next")) and not args.all
+    ui.show(tables_view(tables, tr, url, total=answer.get("total"), more=more))
+    return 0
+
+
+def _levels_text(tr: Tr, levels: list[dict[str, Any]]) -> str:
+    lines = [tr("cli.levels")]
+    for lv in levels:
+        key = f"ai.{lv['level']}"
+        desc = tr(key) if key in tr.table else safe(str(lv.get("description") or ""))
+        lines.append(f"  {safe(lv['level'])}: {desc}")
+    return "\n".join(lines)
+
+
+async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> int:
     url = normalize_url(args.server)
     queue: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
     model = TableModel()
@@ -175,23 +236,29 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
         json=args.json,
         interactive=not args.auto,
         waiting_hint=args.command != "play",
+        auto_single=args.auto_single,
     )
+    line_input = LineInput(state_dir() / "history")
+    game: Game | None = None
     try:
-        await link.open()
+        welcome = await link.open()
         if args.command == "tables":
-            answer = await link.call({"type": "list_tables"})
-            if args.json:
-                ui.raw(answer)
-            else:
-                ui.show(tables_view(answer.get("tables") or [], tr, url))
+            return await _list_tables(args, link, ui, tr, url)
+        ui.note(tr("net.connected", url=url, name=safe(name)))
+        levels = ai_levels(welcome)
+        offered = [lv["level"] for lv in levels]
+        if getattr(args, "ai", None) in ("list", "?", "help"):
+            ui.say(_levels_text(tr, levels))
             return 0
-        ui.note(tr("net.connected", url=url, name=name))
+        if args.command in ("play", "create") and args.ai is None:
+            args.ai = DEFAULT_AI if DEFAULT_AI in offered or not offered else offered[0]
+        rejoin: dict[str, Any] | None = None
         try:
             if args.command == "watch":
                 await link.call({"type": "watch", "table": args.table})
                 link.watching = args.table
                 model.table = args.table
-                ui.say(tr("watch.done", table=args.table), "bold")
+                ui.say(tr("watch.done", table=safe(args.table)), "bold")
             else:
                 if args.command in ("play", "create"):
                     public = (
@@ -202,11 +269,17 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
                     body = _table_request(
                         args, public=public, name=getattr(args, "table_name", "") or ""
                     )
+                    if args.command == "play" and args.think_delay is None and not args.auto:
+                        # the remembered AI speed (`set speed`); the client paces the moves
+                        # it shows too, so slowing down works during the game
+                        body["think_delay"] = settings.speed
                     created = await link.call(body)
                     table = created["table"]["table"]
+                    if isinstance(created.get("ai_levels"), list):
+                        levels = ai_levels(created)
                 else:
                     table = args.table
-                joined, notice = await _take_seat(args, link, url, table, name, ui, tr)
+                joined, notice, rejoin = await _take_seat(args, link, url, table, name, ui, tr)
                 if joined is None:
                     return 1
                 link.token = joined["token"]
@@ -214,7 +287,9 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
                 model.table = table
                 model.seat = joined["seat"]
                 if args.command == "play":
-                    ui.say(tr("play.created", ai=args.ai, seat=joined["seat"]), "bold")
+                    key = f"ai.{args.ai}"
+                    label = tr(key).split(" (")[0] if key in tr.table else args.ai
+                    ui.say(tr("play.created", ai=safe(label), seat=joined["seat"]), "bold")
                     await link.call({"type": "start", "table": table})
                 elif args.command == "create":
                     ui.say(tr("create.done", table=table), "bold")
@@ -231,27 +306,35 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
                     ui.say(tr("join.done", seat=joined["seat"], table=table), "bold")
         except ServerError as e:
             code = e.code
-            tid = getattr(args, "table", "")
+            tid = safe(str(getattr(args, "table", "")))
             if code == "no_such_table":
                 ui.error(tr("err.no_table", table=tid))
             elif code == "table_full":
                 ui.error(tr("err.full", table=tid))
             elif code == "seat_taken":
                 ui.error(tr("err.seat_taken"))
+            elif code == "invalid_field" and args.command in ("play", "create"):
+                ui.error(tr("err.server", message=safe(str(e.msg.get("message", "")))))
+                ui.say(_levels_text(tr, levels))
             else:
-                ui.error(tr("err.server", message=e.msg.get("message", "")))
+                ui.error(tr("err.server", message=safe(str(e.msg.get("message", "")))))
             return 1
-        start_stdin_reader(queue)
-        game = Game(link, queue, model, ui, opts)
+        line_input.start(queue)
+        ui.line_buffer = line_input.line_buffer
+        game = Game(
+            link, queue, model, ui, opts, settings=settings, line_input=line_input, rejoin=rejoin
+        )
         try:
             status = await game.run()
         except asyncio.CancelledError:
-            _bye(ui, tr, model, link)
+            game.save_progress()
+            _bye(ui, ui.tr, model, link)
             raise
         if game.finished and model.table and model.seat is not None:
             seats.forget(url, model.table, model.seat)
         elif status == 0:
-            _bye(ui, tr, model, link)
+            game.save_progress()
+            _bye(ui, ui.tr, model, link)
         return status
     except LinkError as e:
         ui.error(tr(e.key, **e.info))
@@ -261,6 +344,7 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
     except asyncio.CancelledError:
         raise
     finally:
+        line_input.close()
         await asyncio.shield(link.close())
 
 
@@ -316,20 +400,30 @@ def parse_args(argv: Sequence[str], tr: Tr) -> argparse.Namespace:
     return parser.parse_args(normalize_argv(argv, parser))
 
 
+def _rules_command(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
+    """`atout rules [TOPIC]`: the player rule texts, without a server."""
+    ui.show(rules_view(tr, " ".join(args.topic)))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    tr = Tr(_pre_lang(argv))
+    settings = Settings.load()
+    tr = Tr(_pre_lang(argv) or settings.lang or detect_language())
+    translate_argparse(tr)
     args = parse_args(argv, tr)
     if args.lang:
         tr = Tr(args.lang)
     ui = UI(tr, json_mode=args.json)
+    if args.command == "rules":
+        return _rules_command(args, tr, ui)
     try:
         normalize_url(args.server)
     except LinkError as e:
         ui.error(tr(e.key, **e.info))
         return 2
     try:
-        return asyncio.run(_run(args, tr, ui))
+        return asyncio.run(_run(args, tr, ui, settings))
     except KeyboardInterrupt:
         return 130
 

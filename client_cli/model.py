@@ -87,6 +87,69 @@ class DealModel:
             d.hand = C.sort_cards(d.hand)
         return d
 
+    @classmethod
+    def from_record(cls, rec: dict[str, Any], deal_no: int) -> DealModel:
+        """A finished deal rebuilt from its ``atout-deal/1`` record (the answer to a ``deal``
+        request): bids, contract, chien, discard, declarations and every trick, with its winner
+        (R7.7, R8.3)."""
+        dealer = int(rec.get("dealer", 0))
+        d = cls(deal_no=deal_no, phase="over", dealer=dealer, hand_sizes=[0, 0, 0, 0])
+        d.record = rec
+        d.result = rec.get("result")
+        d.chien = list(rec.get("chien") or [])
+        d.hand = []
+        leader = (dealer + 1) % 4  # R2.3
+        cards: list[str] = []
+        taker: int | None = None
+        for a in rec.get("actions") or []:
+            t, seat = a.get("type"), int(a.get("seat", 0))
+            if t == "bid":
+                d.bids.append({"seat": seat, "contract": a["contract"]})
+                if a["contract"] != "pass":
+                    taker, d.contract = seat, a["contract"]
+            elif t == "discard":
+                d.discard = list(a.get("cards") or [])
+                d.discard_trumps = [c for c in d.discard if C.is_trump(c)]
+            elif t == "chelem":
+                d.chelem_announced = bool(a.get("announce"))
+                if d.chelem_announced:
+                    leader = seat  # R6.2
+            elif t == "poignee":
+                level = {10: "single", 13: "double", 15: "triple"}.get(len(a["cards"]), "single")
+                d.poignees.append({"seat": seat, "level": level, "cards": list(a["cards"])})
+            elif t == "play":
+                cards.append(a["card"])
+                if len(cards) == 4:
+                    n = len(d.tricks)
+                    side = [taker == w for w in (t2["winner"] for t2 in d.tricks)]
+                    excuse_wins = n == 17 and len(set(side)) == 1 and side[0] == (leader == taker)
+                    winner = C.trick_winner(cards, leader, excuse_wins=excuse_wins)
+                    d.tricks.append({"leader": leader, "cards": cards, "winner": winner})
+                    leader, cards = winner, []
+        d.taker = taker
+        return d
+
+    def own_actions(self, seat: int) -> list[dict[str, Any]]:
+        """The moves of ``seat`` in this deal so far, in order, as event-like dicts (what the
+        view shows: bids, the discard and chelem decision of a taker, poignées, cards)."""
+        out: list[dict[str, Any]] = [
+            {"type": "bid", "seat": seat, "contract": b["contract"]}
+            for b in self.bids
+            if b["seat"] == seat
+        ]
+        if seat == self.taker:
+            if self.discard is not None or self.discard_trumps:
+                out.append({"type": "discard", "seat": seat})
+            if self.chelem_announced is not None:
+                out.append({"type": "chelem", "seat": seat, "announce": self.chelem_announced})
+        out += [{"type": "poignee", "seat": seat} for p in self.poignees if p["seat"] == seat]
+        tricks = [*self.tricks, *([self.trick] if self.trick else [])]
+        for t in tricks:
+            for i, c in enumerate(t["cards"]):
+                if (t["leader"] + i) % 4 == seat:
+                    out.append({"type": "play", "seat": seat, "card": c})
+        return out
+
     def bid_of(self, seat: int) -> str | None:
         for b in self.bids:
             if b["seat"] == seat:
@@ -111,6 +174,8 @@ class TableModel:
     timer: float | None = None
     last_scores: dict[str, Any] | None = None  # the latest `scores` event
     finished_deals: list[tuple[DealModel, dict[str, Any] | None]] = field(default_factory=list)
+    deals: dict[int, DealModel] = field(default_factory=dict)  # every finished deal known, by no.
+    series_start: int | None = None  # deal_no of the series' first deal, when seen starting
     closed_reason: str | None = None
 
     # ------------------------------------------------------------------ seats and names
@@ -129,6 +194,13 @@ class TableModel:
     @property
     def scores(self) -> list[float]:
         return list(self.info.get("scores") or [0, 0, 0, 0])
+
+    def series_position(self) -> int:
+        """The number of the deal in the series as players count it: scored deals so far,
+        plus one while a deal is being played (an annulled deal is dealt again, R3)."""
+        scored = int(self.info.get("scored") or 0)
+        d = self.deal
+        return scored + (1 if d is not None and d.phase != "over" else 0) or 1
 
     # ------------------------------------------------------------------ messages
 
@@ -159,6 +231,21 @@ class TableModel:
             return []
         return []
 
+    def series_deals(self) -> list[DealModel]:
+        """The finished deals of the current series that the model knows, in order: from the
+        series' first deal when it was seen starting, else the last ``scored`` played deals
+        (and the annulled ones between them)."""
+        done = sorted(self.deals.values(), key=lambda d: d.deal_no)
+        if self.series_start is not None:
+            return [d for d in done if d.deal_no >= self.series_start]
+        want = int(self.info.get("scored") or 0)
+        out: list[DealModel] = []
+        for d in reversed(done):
+            if sum(1 for x in out if (x.result or {}).get("status") == "played") >= want:
+                break
+            out.append(d)
+        return out[::-1]
+
     def my_turn(self) -> bool:
         """Whether the server's last word is that our seat must act now: a ``your_turn`` (or a
         snapshot's ``legal``) that no deal event has made stale since, while the stream's
@@ -177,6 +264,8 @@ class TableModel:
         self.info = copy.deepcopy(msg.get("info") or {})
         view = msg.get("deal")
         self.deal = DealModel.from_view(view, int(self.info.get("deal_no", 0))) if view else None
+        if self.deal is not None and self.deal.phase == "over":
+            self.deals[self.deal.deal_no] = self.deal
         self.legal = None
         if view and view.get("legal") is not None:
             self.legal = copy.deepcopy(view["legal"])
@@ -208,12 +297,17 @@ class TableModel:
             for k in ("state", "series", "deal_no", "scores"):
                 if k in ev:
                     self.info[k] = copy.deepcopy(ev[k])
+            if ev.get("state") == "playing":
+                self.info["scored"] = 0  # a series starts (or restarts)
+                self.series_start = int(self.info.get("deal_no") or 0) + 1
             if ev.get("state") == "closed":
                 self.closed_reason = ev.get("reason") or "closed"
             return
         if t == "scores":
             self.last_scores = copy.deepcopy(ev)
             self.info["scores"] = list(ev.get("total") or self.scores)
+            if d is not None and (d.result or {}).get("status") == "played":
+                self.info["scored"] = int(self.info.get("scored") or 0) + 1
             if self.finished_deals and self.finished_deals[-1][1] is None:
                 self.finished_deals[-1] = (self.finished_deals[-1][0], self.last_scores)
             return
@@ -287,13 +381,48 @@ class TableModel:
                 if a.get("type") == "discard":
                     d.discard = list(a.get("cards") or [])
             self.finished_deals.append((d, None))
+            self.deals[d.deal_no] = d
 
 
 # ---------------------------------------------------------------------- derived figures
 
 
-def team_of(seat: int, taker: int | None) -> str:
-    return "taker" if seat == taker else "defence"
+def trick_split(trick: dict[str, Any], index: int, taker: int) -> tuple[int, int]:
+    """(half points the taker's side gets from the trick, half points the defence gets),
+    under the Excuse rules (R8): before the last trick the Excuse stays with its player's
+    side and half a point passes to the winners when the other side won it (R8.1); in the
+    last trick it goes to the side opposing its player (R8.2) unless it won the trick after
+    17 others (R8.3)."""
+    leader, winner = trick["leader"], trick["winner"]
+    winner_taker = winner == taker
+    side = [0, 0]  # taker, defence
+    for pos, c in enumerate(trick["cards"]):
+        player = (leader + pos) % 4
+        if c != C.EXCUSE:
+            side[0 if winner_taker else 1] += C.half_points(c)
+            continue
+        player_taker = player == taker
+        if index == 17:
+            if winner == player:  # R8.3
+                side[0 if player_taker else 1] += 9
+            else:  # R8.2
+                side[1 if player_taker else 0] += 9
+        elif player_taker == winner_taker:
+            side[0 if player_taker else 1] += 9
+        else:  # R8.1: it stays with its side, half a point passes to the trick's winners
+            side[0 if player_taker else 1] += 8
+            side[0 if winner_taker else 1] += 1
+    return side[0], side[1]
+
+
+def trick_gain(deal: DealModel, index: int) -> float:
+    """Card points the winner of trick ``index`` earns for its side (the Excuse of the other
+    side stays with it, R8.1)."""
+    t = deal.tricks[index]
+    if deal.taker is None:
+        return C.points(t["cards"])
+    taker_half, defence_half = trick_split(t, index, deal.taker)
+    return (taker_half if t["winner"] == deal.taker else defence_half) / 2
 
 
 def running_points(deal: DealModel) -> list[tuple[float, float]]:
@@ -305,32 +434,10 @@ def running_points(deal: DealModel) -> list[tuple[float, float]]:
     if taker is None:
         return out
     half = 0
-    n = len(deal.tricks)
     for i, t in enumerate(deal.tricks):
-        cards = t["cards"]
-        leader = t["leader"]
-        winner = t["winner"]
-        trick_half = sum(C.half_points(c) for c in cards)
-        winner_taker = winner == taker
-        gained = 0
-        for pos, c in enumerate(cards):
-            player = (leader + pos) % 4
-            if c != C.EXCUSE:
-                gained += C.half_points(c) if winner_taker else 0
-                continue
-            player_taker = player == taker
-            last = i == 17 or (i == n - 1 and n == 18)
-            if last:
-                if winner == player:  # R8.3: led to a last trick after winning all the others
-                    gained += 9 if player_taker else 0
-                else:  # R8.2: to the team opposing its player
-                    gained += 0 if player_taker else 9
-            elif player_taker == winner_taker:
-                gained += 9 if player_taker else 0
-            else:  # R8.1: stays with its team, half a point passes to the trick's winners
-                gained += 8 if player_taker else 1
+        gained, _ = trick_split(t, i, taker)
         half += gained
-        out.append((trick_half / 2, half / 2))
+        out.append((C.points(t["cards"]), half / 2))
     return out
 
 

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 import random
 from collections.abc import Callable
 from typing import Any
@@ -63,15 +64,18 @@ def normalize_url(url: str) -> str:
 
 
 def decode(data: str | bytes) -> dict[str, Any] | None:
-    """A server message as a dict (validated against protocol v1 when its type is known)."""
+    """A server message as a dict, as it came: checked against protocol v1 when its type is
+    known, but with every field kept, also those this client's protocol package does not know
+    yet (newer fields of v1: `ai_levels`, paginated `tables`, ...)."""
     try:
-        return msgspec.to_builtins(P.decode_server(data))  # type: ignore[no-any-return]
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        try:
-            obj = json.loads(data)
-        except ValueError:
-            return None
-        return obj if isinstance(obj, dict) else None
+        obj = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
+        P.decode_server(data)  # a malformed known message is still passed on, as before
+    return obj
 
 
 def _is_loopback(url: str) -> bool:
@@ -94,7 +98,7 @@ class Link:
         queue: asyncio.Queue[tuple[Any, ...]],
         *,
         last_version: Callable[[], int | None] = lambda: None,
-        retry_for: float = 120.0,
+        retry_for: float | None = None,
         first_delay: float = 0.2,
         max_delay: float = 5.0,
     ) -> None:
@@ -102,6 +106,12 @@ class Link:
         self.name = name
         self.queue = queue
         self.last_version = last_version
+        # two minutes, as documented; ATOUT_RECONNECT_SECONDS changes it (tests, flaky links)
+        if retry_for is None:
+            try:
+                retry_for = float(os.environ.get("ATOUT_RECONNECT_SECONDS") or 120)
+            except ValueError:
+                retry_for = 120.0
         self.retry_for = retry_for
         self.first_delay = first_delay
         self.max_delay = max_delay
@@ -265,18 +275,24 @@ class Link:
                 return
 
     async def _reconnect(self) -> bool:
+        """Try again with growing delays (``first_delay`` doubling up to ``max_delay``, never
+        more) for ``retry_for`` seconds from the loss, the last try at the deadline."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.retry_for
+        start = loop.time()
+        deadline = start + self.retry_for
         delay = self.first_delay
         for attempt in itertools.count(1):
-            wait = delay * random.uniform(0.8, 1.2)  # jitter: clients do not come back in lockstep
-            self.queue.put_nowait(("net", "lost", {"attempt": attempt, "delay": wait}))
+            # jitter (clients do not come back in lockstep), within the documented bound
+            wait = min(delay * random.uniform(0.8, 1.2), self.max_delay, deadline - loop.time())
+            wait = max(0.0, wait)
+            info = {"attempt": attempt, "delay": wait, "elapsed": loop.time() - start}
+            self.queue.put_nowait(("net", "lost", info))
             await asyncio.sleep(wait)
             try:
                 await self._connect(resume=True)
                 return True
             except LinkError as e:
-                if e.key in ("err.version", "err.server") or loop.time() > deadline:
+                if e.key in ("err.version", "err.server") or loop.time() >= deadline - 0.01:
                     self.queue.put_nowait(
                         ("net", "fatal", e if e.key != "err.connect" else LinkError("err.gave_up"))
                     )

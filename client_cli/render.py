@@ -7,6 +7,7 @@ shown as suit symbol + rank (``♥10`` is code ``H10``), hearts and diamonds in 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -30,16 +31,30 @@ STYLE = {
 }
 
 
-class CardStyle:
-    """How to draw cards: with suit symbols (UTF-8 terminals) or with code letters."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
-    def __init__(self, unicode: bool = True) -> None:
+
+def safe(text: str) -> str:
+    """``text`` with control characters made visible (``\x1b`` as ``\\x1b``): names, table
+    names and server messages come from other people and must not drive the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+class CardStyle:
+    """How to draw cards: with suit symbols (UTF-8 terminals) or with code letters; in French
+    with the French rank letters (``♥R`` for the king of hearts; the protocol code is ``HK``)."""
+
+    def __init__(self, unicode: bool = True, lang: str = "en") -> None:
         self.unicode = unicode
+        self.french = lang == "fr"
 
     def label(self, code: str) -> str:
         s = C.suit(code)
-        if s in C.SYMBOLS and self.unicode:
-            return C.SYMBOLS[s] + C.rank(code)
+        if s in C.SYMBOLS:
+            r = C.rank(code)
+            if self.french:
+                r = C.FRENCH_RANKS.get(r, r)
+            return (C.SYMBOLS[s] if self.unicode else s) + r
         return code
 
     def text(self, code: str, *, dim: bool = False) -> Text:
@@ -59,18 +74,21 @@ class CardStyle:
         return out
 
 
-def fmt_points(x: float | int | None) -> str:
+def fmt_points(x: float | int | None, tr: Tr | None = None) -> str:
+    """Card points or a score as the language writes numbers (``7.5``, ``7,5``)."""
     if x is None:
         return "—"
     x = float(x)
+    if tr is not None:
+        return tr.num(x)
     return str(int(x)) if x == int(x) else f"{x:.1f}"
 
 
-def fmt_score(x: float | int | None) -> str:
+def fmt_score(x: float | int | None, tr: Tr | None = None) -> str:
     if x is None:
         return "—"
-    s = fmt_points(x)
-    return s if s.startswith("-") or s == "0" else "+" + s
+    s = fmt_points(x, tr)
+    return s if s.startswith(("-", "−")) or s == "0" else "+" + s
 
 
 def seat_name(model: TableModel, seat: int | None, tr: Tr) -> str:
@@ -80,7 +98,7 @@ def seat_name(model: TableModel, seat: int | None, tr: Tr) -> str:
         return tr("seat.you")
     info = model.seat_info(seat)
     if info.get("kind") == "human" and info.get("name"):
-        return str(info["name"])
+        return safe(str(info["name"]))
     if info.get("kind") == "ai" or info.get("ai"):
         return tr("seat.ai", n=seat)
     return tr("seat.n", n=seat)
@@ -136,37 +154,109 @@ def hand_view(
     )
 
 
-def table_view(model: TableModel, tr: Tr, cs: CardStyle) -> RenderableType:
-    """The table: one row per seat (player, bid, card in the current trick, tricks, score),
-    then the contract, chien, discard, poignées and the last trick."""
+COMPACT = 80  # below this width: the compact table
+MAX_WIDTH = 110  # panels never grow wider than this (wide terminals keep a readable table)
+
+
+def bounded(width: int | None) -> int:
+    return min(width or 100, MAX_WIDTH)
+
+
+def positions(model: TableModel) -> dict[int, str]:
+    """Where each seat sits, seen from ours (R2.1: seat s+1 sits to the right of seat s):
+    ``you``, ``right``, ``across``, ``left``. A spectator sees the table from seat 0."""
+    me = model.seat if model.seat is not None else 0
+    names = ("you" if model.seat is not None else "bottom", "right", "across", "left")
+    return {(me + i) % 4: names[i] for i in range(4)}
+
+
+def turn_marker(model: TableModel, tr: Tr, seat: int) -> Text:
     d = model.deal
+    if d is None or d.turn != seat or d.phase == "over":
+        return Text("")
+    return Text(tr(f"screen.to_{d.phase}"), style="bold yellow")
+
+
+def _played(d: DealModel | None) -> tuple[dict[int, str], int | None]:
+    played: dict[int, str] = {}
+    if d is None or not d.trick:
+        return played, None
+    leader = d.trick["leader"]
+    for i, code in enumerate(d.trick["cards"]):
+        played[(leader + i) % 4] = code
+    return played, leader
+
+
+def compass(model: TableModel, tr: Tr, cs: CardStyle) -> RenderableType:
+    """The table seen from our chair: across at the top, left and right, us at the bottom;
+    under each player the card in the current trick (or the bid, while bidding)."""
+    d = model.deal
+    played, leader = _played(d)
+    where = positions(model)
+
+    def cell(seat: int) -> Text:
+        t = Text(seat_name(model, seat, tr), style="bold" if seat == model.seat else "")
+        t.append(f" ({tr('pos.' + where[seat])})", style="dim")
+        mark = turn_marker(model, tr, seat)
+        if mark.plain:
+            t.append(" ")
+            t.append_text(mark)
+        t.append("\n")
+        if d is not None and d.phase == "bidding":
+            bid = d.bid_of(seat)
+            t.append(tr.contract(bid) if bid else "·", style="dim" if bid in (None, "pass") else "")
+        elif seat in played:
+            t.append_text(cs.text(played[seat]))
+            if seat == leader:
+                t.append(f" ({tr('screen.led')})", style="dim")
+        else:
+            t.append("·", style="dim")
+        return t
+
+    by_pos = {v: k for k, v in where.items()}
+    bottom = by_pos.get("you", by_pos.get("bottom", 0))
+    grid = Table.grid(expand=False, padding=(0, 2))
+    for _ in range(3):
+        grid.add_column(justify="center")
+    grid.add_row(Text(""), cell(by_pos["across"]), Text(""))
+    grid.add_row(cell(by_pos["left"]), Text(""), cell(by_pos["right"]))
+    grid.add_row(Text(""), cell(bottom), Text(""))
+    return grid
+
+
+def table_view(
+    model: TableModel, tr: Tr, cs: CardStyle, width: int | None = None
+) -> RenderableType:
+    """The table: the compass (who sits where, the trick in progress), one row per seat
+    (player, bid, tricks won, cards left, score, who is to act), then the contract, chien,
+    discard, poignées and the last trick. Compact below 80 columns."""
+    d = model.deal
+    compact = (width or 100) < COMPACT
     total = model.info.get("deals")
     deal_no = d.deal_no if d else model.info.get("deal_no", 0)
     title = (
-        tr("screen.title_of", table=model.table, deal=deal_no, total=total)
+        tr("screen.title_of", table=model.table, deal=model.series_position(), total=total)
         if total
         else tr("screen.title", table=model.table, deal=deal_no)
     )
-    seats = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False)
-    seats.add_column(tr("screen.seat"), justify="right")
-    seats.add_column(tr("screen.player"))
-    seats.add_column(tr("screen.bid"))
-    n_trick = len(d.tricks) + 1 if d else 1
-    seats.add_column(tr("screen.trick", n=min(n_trick, 18)))
-    seats.add_column(tr("screen.won"), justify="right")
-    seats.add_column(tr("screen.cards"), justify="right")
+    seats = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, padding=(0, 1))
+    if not compact:
+        seats.add_column(tr("screen.seat"), justify="right")
+    seats.add_column(tr("screen.player"), overflow="fold")
+    seats.add_column(tr("screen.bid"), overflow="fold")
+    show_tricks = d is not None and d.phase in ("play", "over")
+    if show_tricks:
+        seats.add_column(tr("screen.won"), justify="right")
+    if not compact:
+        seats.add_column(tr("screen.cards"), justify="right")
     seats.add_column(tr("screen.score"), justify="right")
-    seats.add_column("")
-    played: dict[int, str] = {}
-    leader = None
-    if d and d.trick:
-        leader = d.trick["leader"]
-        for i, code in enumerate(d.trick["cards"]):
-            played[(leader + i) % 4] = code
+    seats.add_column("", no_wrap=True)
     scores = model.scores
     for s in range(4):
         info = model.seat_info(s)
         name = Text(seat_name(model, s, tr), style="bold" if s == model.seat else "")
+        if compact:
+            name = Text(f"{s} ") + name
         roles = []
         if d and s == d.dealer:
             roles.append(tr("seat.dealer"))
@@ -177,20 +267,27 @@ def table_view(model: TableModel, tr: Tr, cs: CardStyle) -> RenderableType:
         if roles:
             name.append(f" ({', '.join(roles)})", style="italic")
         bid = d.bid_of(s) if d else None
-        bid_text = Text(tr.contract(bid) if bid else "", style="dim" if bid == "pass" else "")
-        card = Text()
-        if s in played:
-            card = cs.text(played[s])
-            if s == leader:
-                card.append(f" ({tr('screen.led')})", style="dim")
-        won = str(d.tricks_won(s)) if d and d.phase in ("play", "over") else ""
-        n_cards = str(d.hand_sizes[s]) if d else ""
-        turn = Text(tr("screen.to_act"), style="bold yellow") if d and d.turn == s else Text("")
-        seats.add_row(str(s), name, bid_text, card, won, n_cards, fmt_score(scores[s]), turn)
-    parts: list[RenderableType] = [seats]
+        if compact and bid:
+            bid_text = Text(tr.contract_short(bid), style="dim" if bid == "pass" else "")
+        else:
+            bid_text = Text(tr.contract(bid) if bid else "", style="dim" if bid == "pass" else "")
+        row: list[str | Text] = []
+        if not compact:
+            row.append(str(s))
+        row += [name, bid_text]
+        if show_tricks:
+            row.append(str(d.tricks_won(s)) if d else "")
+        if not compact:
+            row.append(str(d.hand_sizes[s]) if d else "")
+        mark = turn_marker(model, tr, s)
+        if compact and mark.plain:
+            mark = Text("◀", style="bold yellow")
+        row += [fmt_score(scores[s], tr), mark]
+        seats.add_row(*row)
+    parts: list[RenderableType] = [compass(model, tr, cs), seats]
     if d is not None:
         parts.extend(_deal_lines(model, d, tr, cs))
-    return Panel(Group(*parts), title=title, title_align="left", box=box.ROUNDED)
+    return Panel(Group(*parts), title=title, title_align="left", box=box.ROUNDED, expand=False)
 
 
 def _deal_lines(model: TableModel, d: DealModel, tr: Tr, cs: CardStyle) -> list[RenderableType]:
@@ -253,47 +350,72 @@ def trick_text(model: TableModel, trick: dict[str, Any], tr: Tr, cs: CardStyle) 
 # ---------------------------------------------------------------------- end of deal
 
 
+def _side(tr: Tr, amount: float) -> str:
+    """Who an amount seen from the taker's side goes to: the taker (positive) or the defence."""
+    return tr("sum.for_taker") if amount > 0 else tr("sum.for_defence")
+
+
 def summary_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> RenderableType:
-    """The result of a deal: contract, taker, oudlers, target, points, the score's parts and
-    each seat's score for the deal."""
+    """The result of a deal, read from each side: contract, taker, oudlers and the points they
+    need, both sides' card points, made or failed by how much, each part of the score with the
+    side it goes to, then what each defender and the taker win or pay, and each seat's score."""
     r = deal.result or {}
     if r.get("status") == "annulled":
         reason = tr(f"reason.{r.get('reason')}") if r.get("reason") else ""
-        return Panel(Text(tr("sum.annulled", n=deal.deal_no, reason=reason)), box=box.ROUNDED)
+        return Panel(
+            Text(tr("sum.annulled", n=deal.deal_no, reason=reason)), box=box.ROUNDED, expand=False
+        )
     t = Table(box=box.SIMPLE, show_header=False, pad_edge=False)
     t.add_column(style="bold")
     t.add_column()
     taker = r.get("taker")
+    mult = int(r.get("multiplier") or 1)
     t.add_row(tr("sum.contract"), tr.contract(r.get("contract")))
     t.add_row(tr("sum.taker"), seat_name(model, taker, tr))
-    t.add_row(tr("sum.oudlers"), str(r.get("oudlers")))
-    t.add_row(tr("sum.target"), fmt_points(r.get("target")))
-    t.add_row(tr("sum.points"), fmt_points(r.get("taker_points")))
-    if r.get("taker_points") is not None:
-        t.add_row(tr("sum.defence"), fmt_points(91 - float(r["taker_points"])))
-    diff = abs(float(r.get("taker_points") or 0) - float(r.get("target") or 0))
-    outcome = tr("sum.won" if r.get("won") else "sum.lost", d=fmt_points(diff))
+    oudlers = int(r.get("oudlers") or 0)
+    t.add_row(
+        tr("sum.oudlers"),
+        tr("sum.oudlers_value", n=oudlers, target=float(r.get("target") or 0)),
+    )
+    pts = float(r.get("taker_points") or 0)
+    t.add_row(tr("sum.points"), tr("sum.points_value", p=pts, d=91 - pts))
+    diff = abs(pts - float(r.get("target") or 0))
+    outcome = tr("sum.won" if r.get("won") else "sum.lost", d=diff)
     t.add_row(tr("sum.outcome"), Text(outcome, style="bold green" if r.get("won") else "bold red"))
-    t.add_row(tr("sum.base"), fmt_score(r.get("base")))
-    t.add_row(tr("sum.petit"), fmt_score(r.get("petit_au_bout")))
-    t.add_row(tr("sum.poignee"), fmt_score(r.get("poignee")))
-    t.add_row(tr("sum.chelem"), fmt_score(r.get("chelem")))
-    t.add_row(tr("sum.per_defender"), fmt_score(r.get("per_defender")))
+    base = float(r.get("base") or 0)
+    t.add_row(
+        tr("sum.base"),
+        tr("sum.base_value", d=diff, m=mult, total=abs(base), side=_side(tr, base)),
+    )
+    for key, field in (("sum.petit", "petit_au_bout"), ("sum.poignee", "poignee"),
+                       ("sum.chelem", "chelem")):  # fmt: skip
+        amount = float(r.get(field) or 0)
+        if amount:
+            t.add_row(tr(key), tr("sum.amount", total=abs(amount), side=_side(tr, amount)))
+    per = float(r.get("per_defender") or 0)
+    key = "sum.defenders_pay" if per > 0 else "sum.defenders_win"
+    t.add_row(
+        tr("sum.settle"),
+        Text(tr(key, each=abs(per), taker=abs(per) * 3), style="bold"),
+    )
     scores = r.get("scores") or [0, 0, 0, 0]
     per_seat = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     per_seat.add_column(tr("screen.player"))
     per_seat.add_column(tr("sum.scores"), justify="right")
     for s in range(4):
-        per_seat.add_row(seat_name(model, s, tr), fmt_score(scores[s]))
+        per_seat.add_row(seat_name(model, s, tr), fmt_score(scores[s], tr))
     return Panel(
         Group(t, per_seat),
         title=tr("sum.title", n=deal.deal_no),
         title_align="left",
         box=box.ROUNDED,
+        expand=False,
     )
 
 
 def standings_view(model: TableModel, tr: Tr, *, final: bool = False) -> RenderableType:
+    """The series' standings; titled after the last deal scored (before the first one:
+    before deal 1), never after a deal still being played."""
     sc = model.last_scores or {}
     deal_scores = sc.get("deal")
     totals = model.scores
@@ -307,14 +429,16 @@ def standings_view(model: TableModel, tr: Tr, *, final: bool = False) -> Rendera
     for rank, s in enumerate(order, 1):
         row: list[str | Text] = [str(rank), seat_name(model, s, tr)]
         if deal_scores is not None:
-            row.append(fmt_score(deal_scores[s]))
-        row.append(Text(fmt_score(totals[s]), style="bold"))
+            row.append(fmt_score(deal_scores[s], tr))
+        row.append(Text(fmt_score(totals[s], tr), style="bold"))
         t.add_row(*row)
-    title = (
-        tr("sum.final")
-        if final
-        else tr("sum.standings", n=sc.get("deal_no", model.info.get("deal_no", 0)))
-    )
+    d = model.deal
+    if final:
+        title = tr("sum.final")
+    elif sc and d is not None and d.deal_no == sc.get("deal_no"):
+        title = tr("sum.standings", n=sc.get("deal_no"))
+    else:
+        title = tr("sum.standings_before", n=model.series_position())
     parts: list[RenderableType] = [t]
     if final:
         best = max(float(x) for x in totals)
@@ -325,7 +449,56 @@ def standings_view(model: TableModel, tr: Tr, *, final: bool = False) -> Rendera
             else tr("sum.winners", names=", ".join(winners))
         )
         parts.append(Text(line, style="bold green"))
-    return Panel(Group(*parts), title=title, title_align="left", box=box.ROUNDED)
+    return Panel(Group(*parts), title=title, title_align="left", box=box.ROUNDED, expand=False)
+
+
+def score_sheet_view(model: TableModel, tr: Tr, compact: bool = False) -> RenderableType:
+    """Every deal of the series, one line each: contract, taker, made or failed by how much,
+    each seat's score for the deal, then the running totals."""
+    deals = model.series_deals()
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+    t.add_column(tr("sheet.deal"), justify="right")
+    t.add_column(tr("sheet.contract"))
+    if not compact:
+        t.add_column(tr("sheet.taker"))
+    t.add_column(tr("sheet.outcome"))
+    for s in range(4):
+        t.add_column(seat_name(model, s, tr), justify="right")
+    running = [0.0, 0.0, 0.0, 0.0]
+    for d in deals:
+        r = d.result or {}
+        scores = [float(x) for x in r.get("scores") or [0, 0, 0, 0]]
+        running = [a + b for a, b in zip(running, scores, strict=True)]
+        row: list[str | Text] = [str(d.deal_no)]
+        if r.get("status") != "played":
+            row.append(Text(tr("sheet.annulled"), style="dim"))
+            if not compact:
+                row.append("")
+            row.append(Text(tr(f"reason.{r.get('reason')}") if r.get("reason") else "", "dim"))
+        else:
+            row.append(tr.contract_short(r.get("contract")))
+            if not compact:
+                row.append(seat_name(model, r.get("taker"), tr))
+            diff = abs(float(r.get("taker_points") or 0) - float(r.get("target") or 0))
+            row.append(
+                Text(
+                    tr("sheet.made" if r.get("won") else "sheet.failed", d=diff),
+                    style="green" if r.get("won") else "red",
+                )
+            )
+        row += [fmt_score(x, tr) for x in scores]
+        t.add_row(*row)
+    if deals:
+        t.add_row(
+            Text(tr("sum.total"), style="bold"),
+            "",
+            *([""] if not compact else []),
+            "",
+            *(Text(fmt_score(x, tr), style="bold") for x in running),
+            end_section=False,
+        )
+    body: RenderableType = t if deals else Text(tr("sheet.none"))
+    return Panel(body, title=tr("sheet.title"), title_align="left", box=box.ROUNDED, expand=False)
 
 
 def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> RenderableType:
@@ -366,8 +539,8 @@ def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> Re
             str(i + 1),
             *cells,
             seat_name(model, trick["winner"], tr),
-            fmt_points(pts),
-            fmt_points(run) if deal.taker is not None else "",
+            fmt_points(pts, tr),
+            fmt_points(run, tr) if deal.taker is not None else "",
         )
     parts.append(t)
     r = deal.result or {}
@@ -375,26 +548,34 @@ def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> Re
         if deal.contract == "garde_contre":
             parts.append(Text(tr("rev.pile_defence")))
         else:
-            parts.append(Text(tr("rev.pile", points=fmt_points(pile_bonus(deal)))))
+            parts.append(Text(tr("rev.pile", points=pile_bonus(deal))))
         parts.append(
             Text(
                 tr(
                     "rev.final",
-                    points=fmt_points(r.get("taker_points")),
-                    target=fmt_points(r.get("target")),
+                    points=float(r.get("taker_points") or 0),
+                    target=float(r.get("target") or 0),
                 ),
                 style="bold",
             )
         )
     return Panel(
-        Group(*parts), title=tr("rev.title", n=deal.deal_no), title_align="left", box=box.ROUNDED
+        Group(*parts),
+        title=tr("rev.title", n=deal.deal_no),
+        title_align="left",
+        box=box.ROUNDED,
+        expand=False,
     )
 
 
-def tables_view(tables: list[dict[str, Any]], tr: Tr, url: str) -> RenderableType:
+def tables_view(
+    tables: list[dict[str, Any]], tr: Tr, url: str, total: int | None = None, more: bool = False
+) -> RenderableType:
+    """The lobby list; with pagination (``total`` tables, ``more`` pages after this one) it
+    says how many there are and how to see them all."""
     if not tables:
         return Text(tr("tables.none"))
-    t = Table(box=box.SIMPLE_HEAD, title=tr("tables.title", url=url), title_justify="left")
+    t = Table(box=box.SIMPLE_HEAD, title=tr("tables.title", url=safe(url)), title_justify="left")
     for key in (
         "tables.id",
         "tables.name",
@@ -403,25 +584,32 @@ def tables_view(tables: list[dict[str, Any]], tr: Tr, url: str) -> RenderableTyp
         "tables.deal",
         "tables.watchers",
     ):
-        t.add_column(tr(key))
+        t.add_column(tr(key), overflow="fold")
     for info in tables:
         players = []
         for s in info.get("seats") or []:
             if s.get("kind") == "human":
-                players.append(str(s.get("name") or "?"))
+                players.append(safe(str(s.get("name") or "?")))
             elif s.get("kind") == "ai":
                 players.append(tr("seat.ai", n=s.get("seat")))
         deals = info.get("deals")
-        deal = f"{info.get('deal_no', 0)}/{deals}" if deals else str(info.get("deal_no", 0))
+        deal_no = int(info.get("scored", info.get("deal_no", 0)) or 0)
+        if info.get("state") == "playing" and "scored" in info:
+            deal_no += 1
+        deal = f"{deal_no}/{deals}" if deals else str(info.get("deal_no", 0))
         t.add_row(
-            str(info.get("table")),
-            str(info.get("name")),
+            safe(str(info.get("table"))),
+            safe(str(info.get("name"))),
             tr(f"state.{info.get('state')}"),
             ", ".join(players) or tr("seat.empty"),
             deal,
             str(info.get("spectators", 0)),
         )
-    return Group(t, Text(tr("tables.join_hint")))
+    parts: list[RenderableType] = [t]
+    if more:
+        parts.append(Text(tr("tables.more", n=len(tables), total=total or len(tables))))
+    parts.append(Text(tr("tables.join_hint")))
+    return Group(*parts)
 
 
 def tr_text(tr: Tr, key: str, parts: dict[str, Text] | None = None, **kw: Any) -> Text:
@@ -436,3 +624,59 @@ def tr_text(tr: Tr, key: str, parts: dict[str, Text] | None = None, **kw: Any) -
         else:
             out.append(piece)
     return out
+
+
+def rules_view(tr: Tr, topic: str = "", *, paragraph_only: bool = False) -> RenderableType:
+    """The player rule texts (``protocol.texts``): the list of topics, one topic's section, or
+    (``paragraph_only``, for a refusal's rule) the paragraph explaining one rule number."""
+    from protocol import texts
+
+    doc = texts.load(tr.lang)
+    topic = topic.strip()
+    if paragraph_only and topic:
+        hit = doc.find(topic)
+        if hit is None:
+            return Text(tr("rules.unknown", topic=safe(topic)))
+        body = Text(safe(hit.paragraph.text))
+        return Panel(
+            body,
+            title=f"{safe(hit.section.title)} ({', '.join(hit.paragraph.rules)})",
+            title_align="left",
+            box=box.ROUNDED,
+            expand=False,
+            width=MAX_WIDTH,
+        )
+    if not topic:
+        t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_header=False)
+        t.add_column(style="bold")
+        t.add_column()
+        for top in doc.topics():
+            t.add_row(top.id, safe(top.title))
+        return Panel(
+            Group(t, Text(tr("rules.help"), style="dim")),
+            title=safe(doc.title),
+            title_align="left",
+            box=box.ROUNDED,
+            expand=False,
+        )
+    section = doc.section(topic)
+    if section is None:
+        return Group(
+            Text(tr("rules.unknown", topic=safe(topic))),
+            rules_view(tr, ""),
+        )
+    paras = [Text(safe(p.text) + f"  ({', '.join(p.rules)})" if p.rules else safe(p.text))
+             for p in section.paragraphs]  # fmt: skip
+    body: list[RenderableType] = []
+    for i, p in enumerate(paras):
+        if i:
+            body.append(Text(""))
+        body.append(p)
+    return Panel(
+        Group(*body),
+        title=safe(section.title),
+        title_align="left",
+        box=box.ROUNDED,
+        expand=False,
+        width=MAX_WIDTH,
+    )

@@ -35,7 +35,7 @@ PROMPTS = {
     "discard": r"Your discard > ",
     "chelem": r"Announce a chelem\?.*\] > ",
     "poignee": r"Show a poignée\? > ",
-    "card": r"Your card > ",
+    "card": r"Your card(?: \(Enter: \S+, the only one you may play\))? > ",
     "pause": r"Enter: (?:continue|finish) · r: review the deal trick by trick > ",
 }
 
@@ -119,9 +119,14 @@ def server(tmp_path: Path) -> Iterator[ServerProc]:
 def spawn(
     args: list[str], tmp: Path, lang: str = "en", home: str = "state", **env_extra: str
 ) -> pexpect.spawn:
-    """The client in a pseudo-terminal; ``home`` names the player's own state directory."""
+    """The client in a pseudo-terminal; ``home`` names the player's own state directory.
+    The AI's moves are shown at once (setting `speed` 0) unless the test set it otherwise."""
+    settings = tmp / home / "settings.json"
+    if not settings.exists():
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"speed": 0}))
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": f"{BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",  # `atout` is on the PATH
         "HOME": str(tmp),
         "ATOUT_STATE_DIR": str(tmp / home),
         "COLUMNS": "100",
@@ -186,8 +191,8 @@ def summary_scores(screen: str) -> dict[str, float]:
     start = screen.index("This deal", start)  # the per-seat table under the figures
     panel = screen[start : screen.index("Standings after deal", start)]
     out = {}
-    for name, score in re.findall(r"│\s+(You|AI \d|\w+)\s+([+-]?\d+(?:\.\d)?)\s+│", panel):
-        out[name] = float(score)
+    for name, score in re.findall(r"│\s+(You|AI \d|\w+)\s+([+−-]?\d+(?:\.\d)?)\s+│", panel):
+        out[name] = float(score.replace("−", "-"))
     return out
 
 
@@ -203,7 +208,7 @@ def test_a_human_plays_whole_deals_by_typing(server: ServerProc, tmp_path: Path)
         ["play", "--server", server.url, "--name", "Ann", "--deals", "8", "--ai", "heuristic"],
         tmp_path,
     )
-    child.expect(r"you sit at seat (\d)")
+    child.expect(r"you\s+sit\s+at\s+seat\s+(\d)")
     you = int(child.match.group(1))
     seen: dict[str, int] = {}
     took_deal = None  # deal number in which we took and discarded
@@ -253,9 +258,15 @@ def test_a_human_plays_whole_deals_by_typing(server: ServerProc, tmp_path: Path)
             if illegal and seen.get("illegal", 0) == 0:
                 seen["illegal"] = 1
                 child.sendline(illegal[0])
-                child.expect(r"You may not play [\s\S]*?\(R7\.[56]\)")
+                child.expect(r"You may not play [\s\S]*?\(R7\.([56])\)")
+                rule = child.match.group(1)
                 child.expect(r"You may play: ")
-                child.expect(r"The server refused \(R7\.[56]\)")
+                # item 5: known to be illegal, it is not sent (no English server refusal)
+                child.expect(rf"Type `rule` to read rule R7\.{rule}\.")
+                assert expect_prompt(child) == "card"
+                assert "server refused" not in child.before
+                child.sendline("rule")  # issue 15: the rule's paragraph, then the same prompt
+                child.expect(r"Playing a trick \(R7")
                 assert expect_prompt(child) == "card"
             if seen.get("unknown", 0) == 0:
                 seen["unknown"] = 1
@@ -280,10 +291,11 @@ def test_a_human_plays_whole_deals_by_typing(server: ServerProc, tmp_path: Path)
                 names = seat_names(you)
                 assert {names[s]: float(stored["scores"][s]) for s in range(4)} == shown
                 assert rec["meta"]["players"][you] == "Ann"
-                assert (
-                    f"Taker's points                        {stored['taker_points']:g}"[:30]
-                    in screen
-                )
+                # item 10: read from each side, the amounts as the players settle them
+                assert f"taker {stored['taker_points']:g}, defence" in screen
+                per = abs(stored["per_defender"])
+                settle = "pays" if stored["per_defender"] > 0 else "wins"
+                assert f"each defender {settle} {per:g}" in screen
                 child.sendline("r")  # the deal trick by trick
                 child.expect(r"Deal \d+, trick by trick")
                 child.expect(rf"Taker's card points: {stored['taker_points']:g}")
@@ -353,8 +365,14 @@ class Proxy:
             with contextlib.suppress(OSError):
                 s.close()
 
-    def close(self) -> None:
+    def refuse(self) -> None:
+        """Stop accepting connections (a blocked accept() is woken by shutdown, not close)."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
         self.sock.close()
+
+    def close(self) -> None:
+        self.refuse()
         self.cut()
 
 
@@ -367,7 +385,7 @@ def test_a_cut_connection_is_resumed_and_the_deal_finishes(
             ["play", "--server", f"ws://127.0.0.1:{proxy.port}", "--name", "Rex", "--deals", "6"],
             tmp_path,
         )
-        child.expect(r"you sit at seat (\d)")
+        child.expect(r"you\s+sit\s+at\s+seat\s+(\d)")
         you = int(child.match.group(1))
         cards_played = 0  # in the current deal
         cut_in_deal = None
@@ -377,7 +395,7 @@ def test_a_cut_connection_is_resumed_and_the_deal_finishes(
             if kind == "card" and cards_played == 3 and cut_in_deal is None:
                 cut_in_deal = int(re.findall(r"deal (\d+) of", screen)[-1])
                 proxy.cut()
-                child.expect(r"Connection lost; reconnecting in [\d.]+ s \(attempt 1\)")
+                child.expect(r"Connection lost \d+ s ago; trying again in [\d.]+ s \(attempt 1\)")
                 child.expect(r"Reconnected: your seat is back\.")
                 assert expect_prompt(child) == "card"  # the server asks again after resuming
                 screen = child.before
@@ -546,7 +564,7 @@ def test_ctrl_c_leaves_cleanly_and_join_takes_the_seat_back(
     server: ServerProc, tmp_path: Path
 ) -> None:
     child = spawn(["play", "--server", server.url, "--name", "Ann", "--deals", "2"], tmp_path)
-    child.expect(r"you sit at seat (\d)")
+    child.expect(r"you\s+sit\s+at\s+seat\s+(\d)")
     seat = child.match.group(1)
     expect_prompt(child)
     tid = table_id(child.before)
@@ -573,7 +591,7 @@ def test_unreachable_server_and_unknown_table_are_explained(
 ) -> None:
     dead = spawn(["play", "--server", f"ws://127.0.0.1:{free_port()}"], tmp_path)
     dead.expect(r"Cannot reach the server at ws://127\.0\.0\.1:\d+")
-    dead.expect(r"Is the server running\? Start one with `atout-server serve`")
+    dead.expect(r"Is the server running\? Start one with `make serve`")
     dead.expect(pexpect.EOF)
     dead.close()
     assert dead.exitstatus == 1
@@ -759,5 +777,126 @@ def test_a_seat_that_cannot_be_taken_back_is_said_so(tmp_path: Path) -> None:
             child.sendcontrol("c")
             child.expect(pexpect.EOF)
             child.close()
+    finally:
+        server.stop()
+
+
+# ---------------------------------------------------------------------- issue 10, items 5-25
+
+
+def test_server_banner_says_what_to_run_next(server: ServerProc, tmp_path: Path) -> None:
+    """Item 21: the server says, once listening, what to run in a second terminal."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        log = (tmp_path / "server.log").read_text()
+        if "second terminal" in log:
+            break
+        time.sleep(0.1)
+    assert "now run `make play`" in log and "in a second terminal" in log
+
+
+def test_the_lobby_has_a_prompt_and_help_mentions_start(server: ServerProc, tmp_path: Path) -> None:
+    """Item 12: while waiting for players there is a prompt, and anything typed there says
+    how to start."""
+    host = spawn(["create", "--server", server.url, "--name", "Host", "--deals", "1"], tmp_path)
+    host.expect(r"start, help or quit > ")
+    host.sendline("hello")
+    host.expect(r"`start` starts it now")
+    host.expect(r"start, help or quit > ")
+    host.sendline("help")
+    host.expect(r"`start` starts a waiting table")
+    host.sendline("start")
+    expect_prompt(host)
+    host.sendcontrol("c")
+    host.expect(pexpect.EOF)
+    host.close()
+
+
+def test_line_editing_and_history_at_the_prompt(server: ServerProc, tmp_path: Path) -> None:
+    """Item 14: arrow keys edit the line (readline) instead of inserting `^[[D`, and the
+    up arrow brings back the last line."""
+    child = spawn(["play", "--server", server.url, "--name", "Ann", "--deals", "3"], tmp_path)
+    for _ in range(20):
+        kind = expect_prompt(child)
+        if kind == "bid":
+            break
+        answer(child, kind)
+    else:
+        pytest.skip("no bid prompt in three deals")
+    # "ass", three times left, "p": the line is "pass"
+    child.send("ass")
+    child.send("\x1b[D\x1b[D\x1b[D")
+    child.send("p\r")
+    child.expect(r"You pass\.")
+    assert "^[[D" not in child.before
+    child.sendline("help")
+    child.expect(r"Commands:")
+    child.send("\x1b[A\r")  # the last line again: help
+    child.expect(r"Commands:")
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    child.close()
+
+
+def test_a_long_outage_is_one_status_line_and_ends_with_how_to_come_back(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    """Item 13: while the server is unreachable, one status line is updated in place (not a
+    line per attempt), never glued to the prompt; attempts never wait more than 5 s; giving
+    up says that `atout join TABLE` brings the seat back."""
+    proxy = Proxy(server.port)
+    try:
+        child = spawn(
+            ["play", "--server", f"ws://127.0.0.1:{proxy.port}", "--name", "Rex", "--deals", "2"],
+            tmp_path,
+            ATOUT_RECONNECT_SECONDS="4",
+        )
+        expect_prompt(child)
+        tid = table_id(child.before)
+        proxy.refuse()  # nobody answers any more
+        proxy.cut()
+        child.expect(r"Could not reconnect to the server for two minutes; giving up\.", timeout=30)
+        outage = child.before
+        child.expect(rf"`atout join --server \S+\s+--name\s+Rex\s+(?:--\s+)?{re.escape(tid)}`")
+        child.expect(pexpect.EOF)
+        child.close()
+        lost = outage[outage.index("Connection lost") :]
+        attempts = re.findall(r"trying again in ([\d.]+) s \(attempt (\d+)\)", lost)
+        assert len(attempts) >= 3  # several attempts ...
+        assert lost.count("\n") <= 2  # ... on one line, rewritten with \r
+        assert all(float(s) <= 5.0 for s, _ in attempts)
+        # `outage` starts right after the prompt: the status line starts on a line of its own
+        assert "\n" in outage[: outage.index("Connection lost")]
+    finally:
+        proxy.close()
+
+
+def test_rejoining_tells_what_happened_and_reviews_earlier_deals(tmp_path: Path) -> None:
+    """Item 7: after a rejoin, the client says what was missed (deals played meanwhile, the
+    moves the AI made for us) and `review 1` shows a deal finished before the rejoin."""
+    server = ServerProc(tmp_path, "--absent-wait", "0")
+    try:
+        # the AI moves 0.05 s apart (the `play` table takes the remembered `set speed`): deal 1
+        # ends while we are away, not the whole series
+        (tmp_path / "state").mkdir()
+        (tmp_path / "state" / "settings.json").write_text(json.dumps({"speed": 0.05}))
+        child = spawn(["play", "--server", server.url, "--name", "Ann", "--deals", "3"], tmp_path)
+        expect_prompt(child)
+        tid = table_id(child.before)
+        child.sendcontrol("c")
+        child.expect(pexpect.EOF)
+        child.close()
+        server.results(tid, 1, timeout=20)  # the AI plays our seat: deal 1 ends meanwhile
+        back = spawn(["join", f"--server={server.url}", "--name=Ann", "--", tid], tmp_path)
+        back.expect(r"You are back at seat")
+        back.expect(r"While you were away:")
+        back.expect(r"deal 1(?: was annulled|: .* took a)")
+        kind = expect_prompt(back)
+        back.sendline("review 1")
+        back.expect(r"Deal 1, trick by trick|Deal 1 was annulled|Hands as dealt")
+        assert expect_prompt(back) == kind
+        back.sendcontrol("c")
+        back.expect(pexpect.EOF)
+        back.close()
     finally:
         server.stop()

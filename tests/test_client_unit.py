@@ -27,6 +27,7 @@ from client_cli import cards as C
 from client_cli.decisions import (
     BidDecision,
     ChelemDecision,
+    ConfirmDecision,
     DiscardDecision,
     PlayDecision,
     PoigneeDecision,
@@ -201,10 +202,18 @@ def test_language_comes_from_the_locale() -> None:
 def test_card_names_are_translated() -> None:
     assert Tr("en").card_name("HK") == "king of hearts"
     assert Tr("fr").card_name("HK") == "roi de cœur"
-    assert Tr("cs").card_name("HK") == "srdce král"
-    assert Tr("fr").card_name("T1") == "le Petit (atout 1)"
-    assert Tr("cs").card_name("EX").startswith("škýz")
+    assert Tr("fr").card_name("S1") == "as de pique"  # item 24: `as` for the 1
+    assert Tr("fr").card_name("T1") == "le Petit"
     assert Tr("en").card_name("T7") == "trump 7"
+    # item 23: Czech adjectives agree with the rank (srdcový král, kárová dáma, křížové eso)
+    cs = Tr("cs")
+    assert cs.card_name("HK") == "srdcový král"
+    assert cs.card_name("DQ") == "kárová dáma"
+    assert cs.card_name("C1") == "křížové eso"
+    assert cs.card_name("SC") == "pikový jezdec"
+    assert cs.card_name("H7") == "srdcová sedmička"
+    assert cs.card_name("EX") == "Výmluva"
+    assert cs.card_name("T1") == "Petit (trumf 1)"
 
 
 # ---------------------------------------------------------------------- the model
@@ -289,7 +298,7 @@ def _render(*items: Any, width: int = 100) -> str:
 WORDS = {
     "en": ("Your hand", "Contract", "Standings after deal", "trick by trick"),
     "fr": ("Votre main", "Contrat", "Classement après la donne", "pli par pli"),
-    "cs": ("Vaše karty", "Závazek", "Pořadí po rozdání", "štych po štychu"),
+    "cs": ("V ruce máte", "Kontrakt", "Pořadí po rozdání", "zdvih po zdvihu"),
 }
 
 
@@ -369,7 +378,7 @@ def test_ascii_terminals_get_codes_instead_of_symbols() -> None:
 
 def test_tr_text_inserts_styled_cards() -> None:
     t = tr_text(Tr("fr"), "ev.chien", {"cards": CS.row(["H1", "T2"])})
-    assert t.plain == "Le chien est montré : ♥1 T2"
+    assert t.plain == "Le chien est retourné : ♥1 T2"
 
 
 # ---------------------------------------------------------------------- decisions
@@ -469,10 +478,10 @@ def test_play_by_number_or_code_and_illegal_cards_are_explained() -> None:
     assert d.handle("ex").action == {"type": "play", "card": "EX"}
     assert "not in your hand" in d.handle("D4").error
     assert "number 7" in d.handle("7").error
-    # an illegal card in hand is sent (the server is the authority) and its refusal explained
-    assert d.handle("S2").action == {"type": "play", "card": "S2"}
-    text = d.explain("S2", "R7.5", "must follow H (S2 does not)")
-    assert "must follow hearts" in text and "1:♥3" in text
+    # item 5: an illegal card is explained here, in the player's language, and not sent
+    out = d.handle("S2")
+    assert out.action is None
+    assert "must follow hearts" in out.error and "1:♥3" in out.error and "R7.5" in out.error
     trumps = PlayDecision(_legal(plays=["T9", "EX"]), ["T5", "T9", "EX", "S2"], tr, CS)
     trumps.trick = ["T7"]
     assert "higher than T7" in trumps.explain("T5", "R7.6", "must overtrump")
@@ -488,7 +497,11 @@ def test_chelem_and_poignee_prompts() -> None:
     tr = Tr("cs")
     c = ChelemDecision(_legal(phase="chelem", chelem=True), [], tr, CS)
     assert c.handle("").action == {"type": "chelem", "announce": False}
-    assert c.handle("ano").action == {"type": "chelem", "announce": True}
+    # item 16: announcing a chelem is confirmed first; anything but yes asks again
+    confirm = c.handle("ano").next
+    assert isinstance(confirm, ConfirmDecision) and "Opravdu" in confirm.prompt()
+    assert confirm.handle("ano").action == {"type": "chelem", "announce": True}
+    assert confirm.handle("ne").next is c
     assert c.handle("možná").error
     trumps = [f"T{n}" for n in range(1, 12)]
     opt = {"level": "single", "size": 10, "bonus": 20, "default": trumps[1:], "eligible": trumps}
@@ -552,7 +565,11 @@ def test_client_imports_nothing_from_the_server() -> None:
 
 
 def test_help_explains_every_command_in_each_language() -> None:
-    for lang, words in (("en", "play a game"), ("fr", "jouer une partie"), ("cs", "hrát hru")):
+    for lang, words in (
+        ("en", "play a game"),
+        ("fr", "jouer une partie"),
+        ("cs", "hrát proti třem"),
+    ):
         out = subprocess.run(
             [sys.executable, "-m", "client_cli.main", "--lang", lang, "--help"],
             capture_output=True,
@@ -671,3 +688,547 @@ def test_your_turn_hand_resyncs_the_model() -> None:
         }
     )
     assert m.deal.hand == ["S3", "T2"]
+
+
+# ---------------------------------------------------------------------- issue 10, items 5-25
+
+
+class FakeLink:
+    """What Game needs of a Link, without a network: requests are recorded; `deal` requests
+    are answered from ``records``."""
+
+    def __init__(self, records: dict[int, dict[str, Any]] | None = None) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.records = records or {}
+        self.connected = True
+        self.grace = 60.0
+        self.url = "ws://127.0.0.1:8765"
+        self.name = "Ann"
+
+    async def send(self, body: dict[str, Any], rid: Any = None) -> Any:
+        self.sent.append(body)
+        return len(self.sent)
+
+    async def call(self, body: dict[str, Any], timeout: float = 15) -> dict[str, Any]:
+        from client_cli.net import ServerError
+
+        self.sent.append(body)
+        if body["type"] == "deal" and body["deal_no"] in self.records:
+            return {"type": "deal", "record": self.records[body["deal_no"]]}
+        raise ServerError({"type": "error", "code": "no_such_deal", "message": "no"})
+
+
+def _game(lang: str = "en", seat: int | None = 0, width: int = 100, **opts: Any):
+    import asyncio
+
+    from client_cli.app import UI, Game, Options
+
+    tr = Tr(lang)
+    out = io.StringIO()
+    ui = UI(tr, out=out)
+    ui.console = Console(file=out, width=width, color_system=None)
+    game = Game(
+        FakeLink(),  # type: ignore[arg-type]
+        asyncio.Queue(),
+        TableModel(table="T1", seat=seat),
+        ui,
+        Options(auto=False, interactive=False, **opts),
+    )
+    return game, out
+
+
+def _feed(game: Any, msgs: list[dict[str, Any]], stop: str | None = None) -> None:
+    for msg in msgs:
+        game._on_message(msg)
+        if stop and msg["type"] == stop:
+            return
+
+
+def test_refusals_from_the_server_are_translated_by_code() -> None:
+    """Item 5: the server's refusal is shown from its `code` (and `rule`), in the player's
+    language, not as the server's English message."""
+    for lang, words in (("fr", "Ce n'est pas votre tour"), ("cs", "Nejste na tahu")):
+        game, _ = _game(lang)
+        text = game._server_error_text(
+            {"type": "error", "code": "not_your_turn", "message": "seat 2 is to act, not you"}
+        )
+        assert words in text and "seat 2" not in text
+        text = game._server_error_text(
+            {"type": "error", "code": "illegal_action", "rule": "R7.5", "message": "must follow"}
+        )
+        assert "R7.5" in text and "must follow" not in text
+    game, _ = _game("en")
+    unknown = game._server_error_text({"type": "error", "code": "brand_new", "message": "odd"})
+    assert "odd" in unknown  # a code this client does not know: the server's words
+
+
+def test_our_hand_is_shown_while_others_bid_and_on_table() -> None:
+    """Item 6: the hand shows as soon as the deal starts (others bid first), and `table`
+    draws it too."""
+    import asyncio
+
+    msgs, _ = deal_stream(2, 0)
+    game, out = _game("en")
+    start = next(i for i, m in enumerate(msgs) if m["type"] == "event"
+                 and m["event"]["type"] == "deal_start")  # fmt: skip
+    _feed(game, msgs[: start + 1])
+    assert "Your hand (18 cards)" in out.getvalue()
+    out.truncate(0)
+    out.seek(0)
+    asyncio.run(game._on_line("table"))
+    assert "Your hand (18 cards)" in out.getvalue()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_deal_rebuilt_from_its_record_matches_the_stream(seed: int) -> None:
+    """Item 7: deals finished before a rejoin are reviewed from their records (`deal`
+    request): bids, contract, discard and every trick's winner (R7.7, R8.3) as played."""
+    from client_cli.model import DealModel
+
+    msgs, _ = deal_stream(seed, None, take=seed % 3 != 0)
+    m = play_stream(msgs, None)
+    d = m.deal
+    rebuilt = DealModel.from_record(d.record, d.deal_no)
+    assert rebuilt.tricks == d.tricks
+    assert (rebuilt.taker, rebuilt.contract, rebuilt.bids) == (d.taker, d.contract, d.bids)
+    assert rebuilt.result == d.result
+    if d.result["status"] == "played":
+        assert running_points(rebuilt) == running_points(d)
+
+
+def test_review_and_score_sheet_of_deals_played_before_we_came() -> None:
+    """Item 7: `review N` and the score sheet fetch the deals finished before we joined."""
+    import asyncio
+
+    msgs, _ = deal_stream(5, 0, take=True)
+    first = play_stream(msgs, 0).deal
+    game, out = _game("en")
+    game.link.records = {1: first.record}
+    snap = {"type": "snapshot", "table": "T1", "v": 200, "seat": 0,
+            "info": {**_info(), "deal_no": 2, "scored": 1, "scores": first.result["scores"]},
+            "deal": None}  # fmt: skip
+    game._on_message(snap)
+    asyncio.run(game._on_line("review 1"))
+    text = out.getvalue()
+    assert "Deal 1, trick by trick" in text and "Taker's card points" in text
+    asyncio.run(game._on_line("score"))
+    text = out.getvalue()
+    assert "Score sheet" in text
+    assert first.result["contract"].split("_")[0] in text
+    asyncio.run(game._on_line("review 9"))
+    assert "Deal 9 is not a finished deal" in out.getvalue()
+
+
+def test_the_rejoin_report_says_what_happened_while_away() -> None:
+    """Item 7: coming back to a kept seat says which deals were played meanwhile (and their
+    results) and which moves the AI made for us."""
+    import asyncio
+
+    msgs, _ = deal_stream(5, 0, take=True)
+    first = play_stream(msgs, 0).deal
+    game, out = _game("en")
+    game.link.records = {1: first.record}
+    game.rejoin = {"deal_no": 1, "own": 1}
+    rng = random.Random(9)
+    st = new_deal(rng, dealer=0)
+    for _ in range(6):  # deal 2 under way: bids, maybe more
+        if st.phase == OVER:
+            break
+        st = apply(st, _policy(1, True, rng)(st))
+    snap = {"type": "snapshot", "table": "T1", "v": 300, "seat": 0,
+            "info": {**_info(), "deal_no": 2, "scored": 1}, "deal": view(st, 0)}  # fmt: skip
+
+    async def go() -> None:
+        game._on_message(snap)
+        await asyncio.gather(*game.tasks)
+
+    asyncio.run(go())
+    text = out.getvalue()
+    assert "While you were away:" in text
+    r = first.result
+    word = "made it" if r.get("won") else "failed"
+    assert f"deal 1: AI {r['taker']}" in text or "deal 1: You took" in text or word in text
+    own_now = game.model.deal.own_actions(0)
+    if own_now:
+        assert "the AI made" in text
+
+
+def test_trick_points_leave_the_excuse_with_its_side() -> None:
+    """Item 9: a trick won by the other side does not count the Excuse for its winner (R8.1):
+    the winner's side gets the other cards and half a point."""
+    from client_cli.model import DealModel, trick_gain
+
+    d = DealModel(deal_no=1, taker=0)
+    # the taker (seat 0) plays the Excuse, defender 1 wins: the king, two small cards and the
+    # half point; the Excuse's 4.5 stay with the taker
+    d.tricks = [{"leader": 1, "cards": ["HK", "H2", "H3", "EX"], "winner": 1}]
+    assert trick_gain(d, 0) == 4.5 + 0.5 + 0.5 + 0.5
+    # a defender (seat 1) plays it and the taker wins
+    d.tricks = [{"leader": 0, "cards": ["HK", "EX", "H2", "H3"], "winner": 0}]
+    assert trick_gain(d, 0) == 4.5 + 0.5 + 0.5 + 0.5
+    game, out = _game("en", seat=3)
+    game.model.info = _info()
+    game.model.deal = d
+    game._narrate({"type": "trick", "number": 1, "leader": 0, "winner": 0,
+                   "cards": ["HK", "EX", "H2", "H3"]}, [{}] * 4)  # fmt: skip
+    line = out.getvalue()
+    assert "(6 points; the Excuse stays with AI 1)" in line and "(10.5" not in line
+
+
+def _played_result(**kw: Any) -> dict[str, Any]:
+    r = {"status": "played", "taker": 1, "contract": "garde", "multiplier": 2,
+         "chelem_announced": False, "oudlers": 1, "target": 51, "taker_points": 44,
+         "won": False, "base": -64, "petit_au_bout": 0, "poignee": 0, "chelem": 0,
+         "per_defender": -64, "scores": [64, -192, 64, 64]}  # fmt: skip
+    r.update(kw)
+    return r
+
+
+def test_results_are_labelled_from_the_readers_side() -> None:
+    """Item 10: `each defender wins 64 / the taker pays 192`, not `Per defender -64`."""
+    from client_cli.model import DealModel
+    from client_cli.render import summary_view
+
+    m = TableModel(table="T1", seat=0, info=_info())
+    d = DealModel(deal_no=1, taker=1, result=_played_result())
+    text = _render(summary_view(m, d, Tr("en"), CS))
+    assert "each defender wins 64: the taker pays 192" in text
+    assert "(25 + 7) × 2 = 64, for the defence" in text
+    assert "Per defender" not in text and "-64" not in text
+    fr = _render(summary_view(m, d, Tr("fr"), CS))
+    assert "chaque défenseur gagne 64 : le preneur paie 192" in fr
+    won = DealModel(deal_no=2, taker=1, result=_played_result(
+        won=True, taker_points=58.5, base=57, per_defender=77, petit_au_bout=20,
+        scores=[-77, 231, -77, -77]))  # fmt: skip
+    text = _render(summary_view(m, won, Tr("cs"), CS))
+    assert "každý obránce platí 77: beroucí získává 231" in text
+    assert "beroucí 58,5, obránci 32,5" in text  # decimal comma in Czech
+    assert "20, pro beroucího" in text
+
+
+def test_score_title_never_names_a_deal_not_yet_played() -> None:
+    """Item 11: before any deal is scored, `score` shows the standings before deal 1."""
+    msgs, _ = deal_stream(3, 0)
+    m = TableModel(table="T1", seat=0)
+    for msg in msgs[:3]:
+        m.apply(msg)
+    text = _render(standings_view(m, Tr("en")))
+    assert "Standings before deal 1" in text and "after deal 1" not in text
+    for msg in msgs[3:]:
+        m.apply(msg)
+    assert "Standings after deal 1" in _render(standings_view(m, Tr("en")))
+
+
+def test_bid_refusal_says_it_once_and_the_table_shows_bidding() -> None:
+    """Item 12: a bid too low is one sentence; during bidding the table has no trick column
+    and the marker reads `to bid`."""
+    d = BidDecision(_legal(phase="bidding", bids=["pass", "garde", "garde_sans"]), [], Tr("en"), CS)
+    err = d.handle("prise").error
+    assert err.count("Choose one of") == 1 and "is not a bid you can make" not in err
+    msgs, _ = deal_stream(4, 0)
+    m = TableModel(table="T1", seat=0)
+    for msg in msgs[:2]:
+        m.apply(msg)
+    text = _render(table_view(m, Tr("en"), CS))
+    assert "◀ to bid" in text and "Trick 1" not in text and "to act" not in text
+    assert "`start`" in Tr("en")("help.commands")
+
+
+def test_a_spectator_sees_the_table_from_the_first_deal_start() -> None:
+    """Item 12: a spectator gets the table at the deal start, not only log lines."""
+    msgs, _ = deal_stream(6, None)
+    game, out = _game("en", seat=None)
+    start = next(i for i, m in enumerate(msgs) if m["type"] == "event"
+                 and m["event"]["type"] == "deal_start")  # fmt: skip
+    _feed(game, msgs[: start + 1])
+    assert "Table T1 · deal" in out.getvalue()
+
+
+def test_the_only_legal_card_is_played_with_enter_or_by_itself() -> None:
+    """Item 15: one legal card: Enter plays it; --auto-single plays it without asking."""
+    import asyncio
+
+    d = PlayDecision(_legal(plays=["H3"]), ["H3", "S2"], Tr("en"), CS)
+    assert "Enter: ♥3, the only one you may play" in d.prompt()
+    assert d.handle("").action == {"type": "play", "card": "H3"}
+    assert PlayDecision(_legal(plays=["H3", "H4"]), ["H3", "H4"], Tr("en"), CS).handle("").error
+    game, out = _game("en", auto_single=True)
+    msgs, _ = deal_stream(7, 0)
+    m = game.model
+    for msg in msgs:
+        m.apply(msg)
+        if msg["type"] == "your_turn" and len(msg["legal"]["plays"]) == 1:
+            break
+    else:
+        pytest.skip("no single-card turn in this deal")
+    asyncio.run(game._act_if_due())
+    assert game.link.sent[-1]["type"] == "play" and game.decision is None
+    assert "is the only card you may play" in out.getvalue()
+
+
+def test_quitting_during_a_deal_asks_first() -> None:
+    """Item 16: `quit` while seated at a table in play asks for a confirmation."""
+    import asyncio
+
+    game, out = _game("fr")
+    game.model.info = _info()
+    asyncio.run(game._on_line("quitter"))
+    assert game.exit_code is None and "Quitter la table ?" in out.getvalue()
+    asyncio.run(game._on_line("n"))
+    assert game.exit_code is None
+    asyncio.run(game._on_line("quit"))
+    asyncio.run(game._on_line("oui"))
+    assert game.exit_code == 0
+
+
+def test_score_sheet_lists_every_deal_with_running_totals() -> None:
+    """Item 17: one line per deal of the series (annulled ones too) and the totals."""
+    from client_cli.model import DealModel
+    from client_cli.render import score_sheet_view
+
+    m = TableModel(table="T1", seat=0, info={**_info(), "scored": 2})
+    m.series_start = 1
+    m.deals[1] = DealModel(deal_no=1, result=_played_result())
+    m.deals[2] = DealModel(deal_no=2, result={"status": "annulled", "reason": "all_passed",
+                                              "scores": [0, 0, 0, 0]})  # fmt: skip
+    m.deals[3] = DealModel(deal_no=3, result=_played_result(
+        taker=0, won=True, per_defender=30, scores=[90, -30, -30, -30]))  # fmt: skip
+    text = _render(score_sheet_view(m, Tr("en")))
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    assert any(
+        "garde" in ln and "AI 1" in ln and "failed by 7" in ln and "+64" in ln for ln in lines
+    )
+    assert any("annulled" in ln and "everybody passed" in ln for ln in lines)
+    total = next(ln for ln in lines if "Total" in ln)
+    assert "+154" in total and "−222" in total  # 64 + 90, and −192 − 30
+
+
+def test_layout_fits_narrow_and_wide_terminals() -> None:
+    """Item 18: at 60 columns no header or marker is cut (`Tri…`, `◀ to`); at 200 the panel
+    keeps a bounded width."""
+    msgs, _ = deal_stream(1, 0, take=True)
+    m = TableModel(table="T1", seat=0)
+    for msg in msgs:
+        m.apply(msg)
+        if m.deal is not None and m.deal.phase == "play" and len(m.deal.tricks) == 2:
+            break
+    narrow = _render(table_view(m, Tr("en"), CS, 60), width=60)
+    assert "…" not in narrow
+    assert all(len(ln) <= 60 for ln in narrow.splitlines())
+    assert "Score" in narrow and "Tricks" in narrow
+    wide = _render(table_view(m, Tr("en"), CS, 200), width=200)
+    assert max(len(ln) for ln in wide.splitlines()) <= 120
+
+
+def test_the_compass_shows_who_sits_left_across_and_right() -> None:
+    """Item 19: from seat 1, seat 2 sits to the right (R2.1: seat s+1 is to the right of
+    seat s), seat 3 across, seat 0 to the left."""
+    from client_cli.render import compass, positions
+
+    m = TableModel(table="T1", seat=1, info=_info())
+    assert positions(m) == {1: "you", 2: "right", 3: "across", 0: "left"}
+    text = _render(compass(m, Tr("en"), CS))
+    top, middle, bottom = [ln for ln in text.splitlines() if "(" in ln][:3]
+    assert "AI 3 (across)" in top
+    assert "Ann (left)" in middle and "Bob (right)" in middle
+    assert middle.index("Ann") < middle.index("Bob")
+    assert "You (you)" in bottom
+
+
+def test_settings_change_during_the_game_and_are_remembered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 20: `set lang`, `set speed`, `set pause` take effect at once and are kept."""
+    import asyncio
+
+    from client_cli.settings import Settings
+
+    monkeypatch.setenv("ATOUT_STATE_DIR", str(tmp_path))
+    game, out = _game("en")
+    asyncio.run(game._on_line("set lang cs"))
+    assert game.tr.lang == "cs" and "Hotovo" in out.getvalue()
+    asyncio.run(game._on_line("set speed slow"))
+    asyncio.run(game._on_line("set pause 5"))
+    asyncio.run(game._on_line("set speed 99"))
+    assert "není známé nastavení" in out.getvalue()
+    kept = Settings.load()
+    assert (kept.lang, kept.speed, kept.pause) == ("cs", 1.5, 5.0)
+    asyncio.run(game._on_line("set pause enter"))
+    assert Settings.load().pause is None
+
+
+def test_hints_name_the_command_that_works_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 21: when `atout` is not on the PATH, hints give the path it was run from."""
+    from client_cli import main as M
+
+    monkeypatch.setattr(sys, "argv", [str(ROOT / ".venv" / "bin" / "atout")])
+    monkeypatch.setattr(M.shutil, "which", lambda name: None)
+    line = M.command_line("join", "TID", M.DEFAULT_SERVER)
+    assert line.endswith("atout join TID") and line != "atout join TID"
+    monkeypatch.setattr(M.shutil, "which", lambda name: str(ROOT / ".venv" / "bin" / "atout"))
+    assert M.command_line("join", "TID", M.DEFAULT_SERVER) == "atout join TID"
+
+
+def test_quickstart_is_two_commands_and_serve_installs_only_the_runtime() -> None:
+    """Items 21, 22: the README opens with `make serve` and `make test`; `make serve` and
+    `make play` install the runtime only; the tests keep their extras."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## Quickstart", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    commands = [ln.split("#")[0].strip() for ln in block.strip().splitlines()]
+    assert commands == ["make serve", "make test"]
+    assert "make play" in readme.split("## Quickstart", 1)[1].split("##", 1)[0]
+    make = (ROOT / "Makefile").read_text()
+    rules = {m.group(1): m.group(2) for m in re.finditer(r"^([\w.$()/-]+):([^\n]*)$", make, re.M)}
+    assert "$(RUNTIME)" in rules["serve"] and "$(STAMP)" not in rules["serve"]
+    assert "$(RUNTIME)" in rules["play"]
+    assert "$(STAMP)" in rules["test"]
+    runtime = make.split("$(RUNTIME): pyproject.toml", 1)[1].split("\n\n", 1)[0]
+    assert "pip install --quiet -e ." in runtime and "[test" not in runtime
+
+
+TAROKY = ("štych", "tarok", "talon", "škýz", "pagát", "licitac", "honér", "závazek", "kavalír")
+
+
+def test_czech_uses_the_rule_cards_vocabulary_and_grammar() -> None:
+    """Item 23: no taroky words, one word for the oudlers (bouty), no French or English
+    words left, verb agreement for "you", no nested parentheses."""
+    cs = MESSAGES["cs"]
+    for key, text in cs.items():
+        low = text.lower()
+        for word in TAROKY:
+            assert word not in low, (key, word)
+        assert "poignée" not in low or "hrst" in low, key  # hrst (poignée) only together
+        assert "(heuristic)" not in text and "Vy hlás" not in text, key
+        depth = 0
+        for ch in text:
+            depth += ch == "("
+            depth -= ch == ")"
+            assert depth <= 1, ("nested parentheses", key)
+    assert cs["ev.bid_you"].startswith("Hlásíte")
+    assert "bouty" in cs["sum.oudlers"].lower()
+    tr = Tr("cs")
+    for reason in ("petit_sec", "all_passed"):  # reasons go inside parentheses elsewhere
+        assert "(" not in tr(f"reason.{reason}")
+
+
+def test_french_ranks_commands_and_help_headings() -> None:
+    """Item 24: R, D, C, V on screen (codes unchanged on the wire), typed R/D/V accepted, the
+    commands in French, argparse's headings translated."""
+    fr = CardStyle(unicode=True, lang="fr")
+    assert [fr.label(c) for c in ("HK", "SQ", "CC", "DJ", "H1", "T21")] == [
+        "♥R", "♠D", "♣C", "♦V", "♥1", "T21"]  # fmt: skip
+    d = PlayDecision(_legal(plays=["HK", "SQ"]), ["HK", "SQ", "DJ"], Tr("fr"), fr)
+    assert d.handle("HR").action == {"type": "play", "card": "HK"}
+    assert d.handle("♠D").action == {"type": "play", "card": "SQ"}
+    assert "♥R" in d.card_label("HK") and "roi de cœur" in d.card_label("HK")
+    from client_cli.app import command_of
+
+    for word, cmd in (("aide", "help"), ("table", "table"), ("revoir", "review"),
+                      ("score", "score"), ("quitter", "quit"), ("règles", "rules")):  # fmt: skip
+        assert command_of(word)[0] == cmd
+    assert command_of("revoir 3") == ("review", "3")
+    out = subprocess.run(
+        [sys.executable, "-m", "client_cli.main", "--lang", "fr", "--help"],
+        capture_output=True, text=True, cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"},
+    )  # fmt: skip
+    assert out.stdout.startswith("utilisation :") and "afficher cette aide" in out.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "client_cli.main", "--lang", "cs", "tables", "--bogus"],
+        capture_output=True, text=True, cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"},
+    )  # fmt: skip
+    assert bad.returncode == 2 and "neznámé argumenty: --bogus" in bad.stderr
+
+
+PLURALS = {
+    # (language, number, a template's plural spec) -> the form it must pick
+    ("en", 1, "card|cards"): "card",
+    ("en", 2, "card|cards"): "cards",
+    ("en", 0.5, "point|points"): "points",
+    ("fr", 1, "carte|cartes"): "carte",
+    ("fr", 1.5, "point|points"): "point",
+    ("fr", 2, "carte|cartes"): "cartes",
+    ("cs", 1, "bod|body|bodů|bodu"): "bod",
+    ("cs", 2, "bod|body|bodů|bodu"): "body",
+    ("cs", 4, "bod|body|bodů|bodu"): "body",
+    ("cs", 5, "bod|body|bodů|bodu"): "bodů",
+    ("cs", 21, "bod|body|bodů|bodu"): "bodů",
+    ("cs", 2.5, "bod|body|bodů|bodu"): "bodu",
+    ("cs", 1, "kartu|karty|karet"): "kartu",
+    ("cs", 3, "kartu|karty|karet"): "karty",
+    ("cs", 18, "kartu|karty|karet"): "karet",
+}
+
+_N = r"(?<![\d,.])"  # a whole number, not the end of 1,5
+WRONG = {
+    "en": re.compile(
+        rf"{_N}1 (?:cards|points|moves|plain cards)\b|{_N}(?:[02-9]|1\d) (?:card|point|move)\b"
+    ),
+    "fr": re.compile(rf"{_N}1 (?:cartes|points|coups)\b|{_N}(?:[2-9]|1\d) (?:carte|point|coup)\b"),
+    "cs": re.compile(
+        rf"{_N}1 (?:body|bodů|karty|karet|tahy|tahů)\b|{_N}[2-4] (?:bodů|bod|karet|tahů)\b"
+        rf"|{_N}(?:[5-9]|1\d) (?:body|bod|karty|tahy)\b|\d,5 (?:bodů|body|bod)\b"
+    ),
+}
+
+
+def test_every_key_in_every_language_and_plural_and_agreement_forms() -> None:
+    """Item 25: every key exists in all three languages with the same placeholders; every
+    plural template gives the right form for 1, 2, 5, 21 and halves (no `1 cards`, no
+    `2 bodů`, no `2,5 bodů`)."""
+    from client_cli.i18n import ARGPARSE, plural_form
+
+    en = MESSAGES["en"]
+    for lang in LANGUAGES:
+        assert set(MESSAGES[lang]) == set(en), (lang, set(en) ^ set(MESSAGES[lang]))
+        assert set(ARGPARSE[lang]) == set(ARGPARSE["en"])
+        for key, text in MESSAGES[lang].items():
+            assert _fields(text) == _fields(en[key]), (lang, key)
+    for (lang, n, spec), want in PLURALS.items():
+        assert plural_form(lang, n, spec.split("|")) == want, (lang, n, spec)
+    # every template with a plural, filled with many numbers, reads right
+    for lang in LANGUAGES:
+        tr = Tr(lang)
+        for key, text in MESSAGES[lang].items():
+            if ":p:" not in text:
+                continue
+            fields = [(f, spec) for _, f, spec, _ in string.Formatter().parse(text) if f]
+            halves = {f for f, spec in fields if spec == "num"}  # points; counts are whole
+            for n in (0, 1, 1.5, 2, 3, 4, 5, 7.5, 11, 18, 21, 22, 25):
+                filled = tr(key, **{f: n if f in halves else int(n) for f, _ in fields})
+                assert not WRONG[lang].search(filled), (lang, key, filled)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_rendered_deal_has_no_wrong_plural(lang: str) -> None:
+    """Item 25 on real output: several whole deals narrated and summed up in each language."""
+    from client_cli.app import UI, Game, Options
+
+    tr = Tr(lang)
+    out = io.StringIO()
+    ui = UI(tr, out=out)
+    ui.console = Console(file=out, width=120, color_system=None)
+    for seed in range(6):
+        msgs, _ = deal_stream(seed, seed % 4, take=seed % 2 == 0)
+        game = Game(FakeLink(), None, TableModel(table="T1", seat=seed % 4), ui,  # type: ignore[arg-type]
+                    Options(auto=False, interactive=False))  # fmt: skip
+        for msg in msgs:
+            game._on_message(msg)
+    text = out.getvalue()
+    assert not WRONG[lang].search(text), WRONG[lang].search(text)
+    assert not tr.missing
+
+
+def test_names_from_other_players_cannot_drive_the_terminal() -> None:
+    """Anything printed escapes control characters (names and table names come from others)."""
+    from client_cli.render import safe
+
+    m = TableModel(table="T1", seat=0, info=_info())
+    m.info["seats"][2]["name"] = "Bob\x1b[2J\x07"
+    text = _render(table_view(m, Tr("en"), CS))
+    assert "\x1b" not in text and "\x07" not in text and "Bob\\x1b[2J\\x07" in text
+    info = {**_info("waiting"), "name": "evil\x1b]0;pwned\x07"}
+    listing = _render(tables_view([info], Tr("en"), "ws://x"))
+    assert "\x1b" not in listing and "evil\\x1b]0;pwned" in listing
+    assert safe("a\nb\tc\x9b") == "a\nb\tc\\x9b"

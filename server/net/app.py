@@ -508,6 +508,13 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
         host,
         port,
     )
+    if cfg.worker_id is None:
+        log.info(
+            "to play: now run `make play` (or `.venv/bin/atout --server ws://%s:%d`) in a second "
+            "terminal",
+            host,
+            port,
+        )
     await stop.wait()
     log.info("shutting down: closing connections (1001), stopping tables, flushing the store")
     await server.stop()
