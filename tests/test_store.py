@@ -324,6 +324,17 @@ def test_deals_filters_by_table_and_date(store: Store) -> None:
         list(store.deals(since="yesterday"))
 
 
+def test_one_deal_is_read_as_deals_gives_it(store: Store) -> None:
+    """`Store.deal` (the `deal` request, interface 2): one finished deal, the same record and
+    meta as `deals` gives, None for a deal that is not finished or not there."""
+    record(store, "a", 1, played(1))
+    record(store, "a", 2, played(2))
+    for no in (1, 2):
+        (want,) = [d for d in store.deals("a") if d["meta"]["deal_no"] == no]
+        assert store.deal("a", no) == want
+    assert store.deal("a", 3) is None and store.deal("zz", 1) is None
+
+
 def test_tables_and_their_status(store: Store) -> None:
     store.create_table("t1", "First", {"deals": 2})
     store.create_table("t1", "Renamed", {"deals": 3})  # re-creating updates name and options

@@ -617,6 +617,23 @@ class PostgresStore:
         except psycopg.Error as e:
             raise pg_error(e) from e
 
+    def deal(self, table_id: str, deal_no: int) -> dict[str, Any] | None:
+        """One finished deal's record (played or annulled) with its ``meta``, or None (as
+        ``SqliteStore.deal``)."""
+        with self._errors() as cur:
+            cur.execute(
+                "SELECT seat0, seat1, seat2, seat3, finished_at, record FROM deals"
+                " WHERE table_id = %s AND deal_no = %s AND status IN ('played', 'annulled')",
+                (table_id, deal_no),
+            )
+            row = cur.fetchone()
+        if row is None:
+            return None
+        s0, s1, s2, s3, at, rec = row
+        meta = {"table_id": table_id, "deal_no": deal_no, "players": [s0, s1, s2, s3]}
+        rec["meta"] = {**meta, "finished_at": at, **(rec.get("meta") or {})}
+        return canonical(rec)  # type: ignore[no-any-return]
+
     def standings(self, table_id: str | None = None) -> list[dict[str, Any]]:
         """The leaderboard, or one table's standings (as ``SqliteStore.standings``)."""
         with self._errors() as cur:
