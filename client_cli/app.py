@@ -32,6 +32,7 @@ from .decisions import (
     PlayDecision,
     decision_for,
 )
+from .hints import command_line, default_name
 from .i18n import Tr
 from .lineinput import LineInput
 from .model import ACTION_EVENTS, DealModel, TableModel, trick_gain
@@ -479,8 +480,6 @@ class Game:
             err: LinkError = info
             self.ui.error(self.tr(err.key, **err.info))
             if err.key == "err.gave_up" and not self.spectator and self.link.grace > 0:
-                from .main import command_line, default_name
-
                 name = None if self.link.name == default_name() else self.link.name
                 command = command_line("join", self.model.table, self.link.url, name)
                 self.ui.note(self.tr("bye.seat", grace=self.link.grace, command=command))

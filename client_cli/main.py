@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
 import os
-import re
-import shlex
-import shutil
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from . import seats
 from .app import UI, Game, Options
+from .hints import DEFAULT_SERVER, command_line, default_name
 from .i18n import LANGUAGES, Tr, detect_language, translate_argparse
 from .lineinput import LineInput
 from .model import TableModel
@@ -27,7 +24,6 @@ from .render import rules_view, safe, tables_view
 from .seats import state_dir
 from .settings import Settings
 
-DEFAULT_SERVER = "ws://127.0.0.1:8765"
 DEFAULT_AI = "normal"
 KNOWN_LEVELS = ("easy", "normal", "strong")  # what to offer when the server does not say
 COMMANDS = ("play", "tables", "join", "create", "watch", "rules")
@@ -42,17 +38,6 @@ def _pre_lang(argv: Sequence[str]) -> str | None:
         if a.startswith("--lang="):
             return a.split("=", 1)[1]
     return None
-
-
-def default_name() -> str:
-    name = os.environ.get("ATOUT_NAME") or ""
-    if not name:
-        try:
-            name = getpass.getuser()
-        except Exception:
-            name = ""
-    name = re.sub(r"[\x00-\x1f\x7f]", "", name).strip()[:32]
-    return name or "player"
 
 
 def build_parser(tr: Tr) -> argparse.ArgumentParser:
@@ -107,26 +92,6 @@ def build_parser(tr: Tr) -> argparse.ArgumentParser:
     )
     rules.add_argument("topic", metavar="TOPIC", nargs="*", help=tr("cli.topic"))
     return p
-
-
-def program() -> str:
-    """How to run this client again: ``atout`` when that is on the PATH, else the path it was
-    started from (``.venv/bin/atout`` after ``make play``)."""
-    me = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    found = shutil.which("atout")
-    if not me or os.path.basename(me) != "atout" or (found and os.path.realpath(found) == me):
-        return "atout"
-    rel = os.path.relpath(me)
-    return shlex.quote(rel if not rel.startswith("..") else me)
-
-
-def command_line(verb: str, table: str, url: str, name: str | None = None) -> str:
-    """The command that joins or watches ``table``, safe to copy and paste (table ids may
-    start with ``-``, which argparse would take for an option without the ``--``)."""
-    server = "" if url == DEFAULT_SERVER else f" --server {url}"
-    who = f" --name {shlex.quote(name)}" if name else ""
-    table_arg = f"-- {table}" if table.startswith("-") else table
-    return f"{program()} {verb}{server}{who} {table_arg}"
 
 
 def ai_levels(welcome: dict[str, Any]) -> list[dict[str, Any]]:

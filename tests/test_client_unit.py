@@ -1059,7 +1059,7 @@ def test_settings_change_during_the_game_and_are_remembered(
 
 def test_hints_name_the_command_that_works_here(monkeypatch: pytest.MonkeyPatch) -> None:
     """Item 21: when `atout` is not on the PATH, hints give the path it was run from."""
-    from client_cli import main as M
+    from client_cli import hints as M
 
     monkeypatch.setattr(sys, "argv", [str(ROOT / ".venv" / "bin" / "atout")])
     monkeypatch.setattr(M.shutil, "which", lambda name: None)
