@@ -3,17 +3,20 @@
     .venv/bin/python bench/engine.py            # about 10 s
     .venv/bin/python bench/engine.py --quick    # about a second (smoke run, noisier)
 
-Every "full random deal" is: shuffle, bidding, discard (R5.3), chelem decision, poignée
-declarations, 72 plays with legal-move generation at every step, and scoring; annulled deals
-(petit sec, all passed) are counted too, as they happen (about 1 in 25 with random bids).
+Everything plays on the one rules core (:class:`server.rules.core.Position`). Every "full
+random deal" is: shuffle, bidding, discard (R5.3), chelem decision, poignée declarations,
+72 plays with legal-move generation at every step, and scoring; annulled deals (petit sec, all
+passed) are counted too, as they happen (about 1 in 25 with random bids).
 
-* kernel: :func:`server.rules.playout.random_deal_result` (bitmasks in locals).
+* kernel: :func:`server.rules.randplay.random_deal_result` (bitmasks, one core position).
 * API: the public path a server or a naive AI would use: ``legal_actions()`` at every step,
   a random legal action (``randplay.random_from_legal``), ``apply()``, then ``score()``.
-* legal-move generations: ``deal.legal_play_mask`` (what the kernel calls at every card) and
+* legal-move generations: ``core.legal_play_mask`` (what every card play calls) and
   ``legal_actions()`` (the public API), on positions taken from real random deals.
-* rollouts: :func:`server.rules.playout.rollout` from the first card of a deal, random cards
-  and with a trivial Python policy (the cost of a policy callback, not of a smart one).
+* rollouts from the first card of a deal: a copy of the position finished with random cards
+  (``randplay.random_playout``), with a trivial Python policy (the cost of calling a function
+  per card, not of a smart one), and with the AI's heuristic policy (the strong bot's rollout).
+* push/pop: a card pushed and popped again (what an exact search does at every node).
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.rules.deal import OVER, PLAY, DealState, apply, legal_actions, legal_play_mask, new_deal
-from server.rules.playout import Position, position_from_state, random_deal_result, rollout
-from server.rules.randplay import random_from_legal
+from server.ai.kernel import Pos, pos_from_state
+from server.ai.strong import rollout as heuristic_rollout
+from server.rules.core import Position, legal_play_mask
+from server.rules.deal import OVER, PLAY, DealState, apply, legal_actions, new_deal
+from server.rules.randplay import random_deal_result, random_from_legal, random_playout
 from server.rules.scoring import score
 
 TARGET_DEALS_PER_S = 5000
@@ -80,7 +85,7 @@ def sample_play_states(n: int, seed: int = 2) -> list[DealState]:
     return out[:n]
 
 
-def start_positions(n: int, seed: int = 3) -> list[Position]:
+def start_positions(n: int, seed: int = 3) -> list[Pos]:
     rng = random.Random(seed)
     out = []
     while len(out) < n:
@@ -90,12 +95,20 @@ def start_positions(n: int, seed: int = 3) -> list[Position]:
             assert legal is not None
             st = apply(st, random_from_legal(legal, rng))
         if st.phase == PLAY:
-            out.append(position_from_state(st))
+            out.append(pos_from_state(st))
     return out
 
 
 def lowest_card(_pos: Position, _seat: int, legal: int) -> int:
     return (legal & -legal).bit_length() - 1
+
+
+def policy_playout(pos: Position) -> None:
+    """Finish ``pos`` calling a Python policy function for every card."""
+    hands = pos.hands
+    while hands[pos.turn]:
+        seat = pos.turn
+        pos.play(lowest_card(pos, seat, legal_play_mask(hands[seat], pos.lead, pos.hi)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,23 +151,46 @@ def main(argv: list[str] | None = None) -> int:
     rrng = random.Random(4)
 
     def roll_random(n: int) -> None:
+        rnd = rrng.random
         for i in range(n):
-            rollout(positions[i % len(positions)], rrng)
+            random_playout(positions[i % len(positions)].copy(), rnd)
 
     def roll_policy(n: int) -> None:
         for i in range(n):
-            rollout(positions[i % len(positions)], policy=lowest_card)
+            policy_playout(positions[i % len(positions)].copy())
+
+    def roll_heuristic(n: int) -> None:
+        for i in range(n):
+            heuristic_rollout(positions[i % len(positions)].copy())
+
+    # Mid-deal positions (a few tricks played), with a legal card of each to push and pop.
+    mids = []
+    for p in positions:
+        m = p.copy()
+        for _ in range(4 * (len(mids) % 15) + len(mids) % 4):
+            m.play((m.legal() & -m.legal()).bit_length() - 1)
+        mids.append((m, m.legal().bit_length() - 1))
+
+    def push_pop(n: int) -> None:
+        for _ in range(n // len(mids)):
+            for m, card in mids:
+                m.push(card)
+                m.pop()
 
     rolls = timed(roll_random, n_roll, repeats)
     rolls_policy = timed(roll_policy, n_roll, repeats)
+    rolls_heuristic = timed(roll_heuristic, n_roll // 10, repeats)
+    push_pops = timed(push_pop, len(mids) * (100 if q else 500), repeats)
 
     rows = [
-        ("full random deals/s, kernel (playout.random_deal_result)", kernel),
+        ("full random deals/s, kernel (randplay.random_deal_result)", kernel),
         ("full random deals/s, public API (legal_actions/apply/score)", api),
-        ("legal-move generations/s, deal.legal_play_mask", gens_mask),
+        ("legal-move generations/s, core.legal_play_mask", gens_mask),
         ("legal-move generations/s, legal_actions() (play phase)", gens_api),
         ("rollouts/s from the first card, random cards", rolls),
-        ("rollouts/s from the first card, Python policy callback", rolls_policy),
+        ("rollouts/s from the first card, Python policy function", rolls_policy),
+        ("rollouts/s from the first card, AI heuristic policy", rolls_heuristic),
+        ("push + pop pairs/s (mid-deal positions)", push_pops),
     ]
     width = max(len(r[0]) for r in rows)
     print()
@@ -180,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
                     "legal_actions_per_s": round(gens_api),
                     "random_rollouts_per_s": round(rolls),
                     "policy_rollouts_per_s": round(rolls_policy),
+                    "heuristic_rollouts_per_s": round(rolls_heuristic),
+                    "push_pop_per_s": round(push_pops),
                     "quick": q,
                 }
             )

@@ -32,6 +32,7 @@ import msgspec
 
 from server.rules.actions import CONTRACTS, Action, Bid, Chelem, Discard, Play, Poignee
 from server.rules.cards import CODES, HALF_POINTS, INDEX
+from server.rules.core import Position
 from server.rules.deal import OVER, DealState, apply, deal_from_codes
 from server.rules.records import record_of
 
@@ -148,11 +149,27 @@ def play_actions(st: DealState, actions: Iterable[Action]) -> DealState:
 
 
 def snapshot(st: DealState) -> tuple[Any, ...]:
-    """Every field of a state, for "an illegal action changed nothing" checks."""
-    return tuple(
-        getattr(st, name) if name != "actions" else tuple(st.action_list())
-        for name in DealState.__slots__
-    )
+    """Every field of a state (its card play position's too), for "an illegal action changed
+    nothing" checks."""
+    out: list[Any] = []
+    for name in DealState.__slots__:
+        if name == "actions":
+            out.append(tuple(st.action_list()))
+        elif name == "pos":
+            out.append(position_fields(st.pos) if st.pos is not None else None)
+        else:
+            out.append(getattr(st, name))
+    return tuple(out)
+
+
+def position_fields(pos: Position) -> dict[str, Any]:
+    """Every field of a core position, lists as tuples (comparable, and immune to later
+    changes of the position)."""
+    out = {}
+    for name in Position.__slots__:
+        v = getattr(pos, name)
+        out[name] = tuple(v) if isinstance(v, list) else v
+    return out
 
 
 # ---------------------------------------------------------------------------- deals as tricks
@@ -362,6 +379,77 @@ def count_record(rec: dict[str, Any]) -> TeamCount:
     )
 
 
+# RULES.md numbers, written out here apart from the engine's tables.
+_MULTIPLIER = {"prise": 1, "garde": 2, "garde_sans": 4, "garde_contre": 6}  # R4.2
+_TARGET = {0: 56, 1: 51, 2: 41, 3: 36}  # R9.2
+_POIGNEE_VALUE = {10: 20, 13: 30, 15: 40}  # R6.3, R10.3
+
+
+def _number(x: Fraction | int) -> int | float:
+    x = Fraction(x)
+    return int(x) if x.denominator == 1 else float(x)
+
+
+def recount_result(rec: dict[str, Any]) -> dict[str, Any]:
+    """The ``result`` object of a finished record, recomputed from its hands and actions alone
+    with the formulas of RULES.md R3, R9 and R10 (card points by :func:`count_record`)."""
+    for hand in rec["hands"]:
+        trumps_held = [c for c in hand if c.startswith("T")]
+        if trumps_held == ["T1"] and "EX" not in hand:
+            return {"status": "annulled", "reason": "petit_sec", "scores": [0, 0, 0, 0]}  # R3.1
+    acts = rec["actions"]
+    bids = [a["contract"] for a in acts if a["type"] == "bid"]
+    if all(b == "pass" for b in bids):
+        return {"status": "annulled", "reason": "all_passed", "scores": [0, 0, 0, 0]}  # R3.2
+    c = count_record(rec)
+    taker = next(a["seat"] for a in acts if a["type"] == "chelem")
+    contract = [b for b in bids if b != "pass"][-1]
+    mult = _MULTIPLIER[contract]
+    announced = next(a["announce"] for a in acts if a["type"] == "chelem")
+    target = _TARGET[c.taker_oudlers]
+    won = c.taker >= target
+    sign = 1 if won else -1
+    base = sign * (25 + abs(c.taker - target)) * mult  # R10.1
+    # R10.2: T1 in the last trick; after a slam completed by the Excuse led to the last trick
+    # (R8.3), the trick before it instead.
+    plays = [a for a in acts if a["type"] == "play"]
+    last = plays[68:72]
+    excuse_slam = last[0]["card"] == "EX" and c.winners[17] == last[0]["seat"]
+    looked_at = 16 if excuse_slam else 17
+    petit = 0
+    if "T1" in {a["card"] for a in plays[4 * looked_at : 4 * looked_at + 4]}:
+        petit = (10 if c.winners[looked_at] == taker else -10) * mult
+    # R10.3: every declared poignée to the team that wins the contract.
+    poignee = sign * sum(_POIGNEE_VALUE[len(a["cards"])] for a in acts if a["type"] == "poignee")
+    # R10.4
+    if announced:
+        chelem = 400 if c.taker_tricks == 18 else -200
+    elif c.taker_tricks == 18:
+        chelem = 200
+    elif c.taker_tricks == 0:
+        chelem = -200
+    else:
+        chelem = 0
+    per_defender = base + petit + poignee + chelem  # R10.5
+    return {
+        "status": "played",
+        "taker": taker,
+        "contract": contract,
+        "multiplier": mult,
+        "chelem_announced": announced,
+        "oudlers": c.taker_oudlers,
+        "target": target,
+        "taker_points": _number(c.taker),
+        "won": won,
+        "base": _number(base),
+        "petit_au_bout": petit,
+        "poignee": poignee,
+        "chelem": chelem,
+        "per_defender": _number(per_defender),
+        "scores": [_number(3 * per_defender if s == taker else -per_defender) for s in range(4)],
+    }
+
+
 def oracle_plays(hand: Iterable[str], trick: Sequence[str]) -> set[str]:
     """Cards that may be played (R7.3-R7.6), from codes, written apart from the engine."""
     hand = set(hand)
@@ -510,14 +598,33 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def shared_dir() -> Path | None:
-    """The project's ``shared/`` directory: beside the clone (``../shared`` from the repo root),
-    or where ``ATOUT_SHARED`` points. None when absent."""
+CORPUS_NAME = Path("conformance") / "published-deals.jsonl"
+# The repository keeps a copy of the published deals, so that a lone clone runs them too.
+REPO_CORPUS = DATA / CORPUS_NAME
+
+
+def corpus_candidates() -> list[Path]:
+    """Where the published deals may be, in order: ``$ATOUT_SHARED``, ``../shared`` beside the
+    clone, ``shared/`` inside it, then the repository's own copy (``tests/data``)."""
     env = os.environ.get("ATOUT_SHARED")
-    for cand in ([Path(env)] if env else []) + [REPO.parent / "shared", REPO / "shared"]:
-        if (cand / "RULES.md").is_file() or (cand / "conformance").is_dir():
-            return cand
-    return None
+    roots = ([Path(env)] if env else []) + [REPO.parent / "shared", REPO / "shared"]
+    return [r / CORPUS_NAME for r in roots] + [REPO_CORPUS]
+
+
+def corpus_path() -> Path:
+    """The first location that holds the published deals. Raises FileNotFoundError (the
+    conformance tests then fail, never skip) when none does."""
+    for path in corpus_candidates():
+        if path.is_file():
+            return path
+    raise FileNotFoundError(
+        "published-deals.jsonl not found in any of: "
+        + ", ".join(str(p) for p in corpus_candidates())
+    )
+
+
+def corpus_lines() -> list[str]:
+    return [line for line in corpus_path().read_text().splitlines() if line.strip()]
 
 
 def run_replay(path: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:

@@ -8,42 +8,37 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers_rules import run_replay, shared_dir
+from helpers_rules import REPO_CORPUS, corpus_path, recount_result, run_replay
 
 from server.rules.records import replay_line
 
-_SHARED = shared_dir()
-# The shared/ copy is authoritative; the repo keeps a copy so a lone clone still runs the corpus.
-_COPY = Path(__file__).parent / "data" / "conformance" / "published-deals.jsonl"
-CORPUS = _SHARED / "conformance" / "published-deals.jsonl" if _SHARED else _COPY
+# The first location that has the corpus (shared/ when beside the clone, else the repo's copy);
+# none at all is an error at collection, never a silent skip.
+CORPUS = corpus_path()
+DEALS: list[dict[str, Any]] = [
+    json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()
+]
+IDS = [d["source"] for d in DEALS]
 
 
 def test_repo_copy_matches_shared() -> None:
-    if CORPUS != _COPY and CORPUS is not None and CORPUS.is_file():
-        assert _COPY.read_bytes() == CORPUS.read_bytes(), (
+    """The repository's copy is the shared corpus, byte for byte (when shared/ is there)."""
+    assert REPO_CORPUS.is_file(), "tests/data/conformance/published-deals.jsonl is missing"
+    if CORPUS != REPO_CORPUS:
+        assert REPO_CORPUS.read_bytes() == CORPUS.read_bytes(), (
             "refresh tests/data/conformance from shared/"
         )
 
 
-pytestmark = pytest.mark.skipif(
-    CORPUS is None or not CORPUS.is_file(),
-    reason="shared/conformance/published-deals.jsonl not found beside the repository "
-    "(expected at ../shared from the repo root, or set ATOUT_SHARED)",
-)
-
-
-def _load() -> list[dict[str, Any]]:
-    if CORPUS is None or not CORPUS.is_file():
-        return []
-    return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
-
-
-DEALS = _load()
-IDS = [d["source"] for d in DEALS]
-
-
 def test_corpus_is_not_empty() -> None:
     assert len(DEALS) >= 19
+
+
+@pytest.mark.parametrize("item", DEALS, ids=IDS)
+def test_independent_recount_gives_expected(item: dict[str, Any]) -> None:
+    """The tests' own recount (RULES.md formulas, no engine) agrees with every published deal:
+    the oracle of the property tests is itself checked against the corpus."""
+    assert recount_result(item["record"]) == item["expected"]
 
 
 @pytest.mark.parametrize("item", DEALS, ids=IDS)

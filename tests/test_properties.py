@@ -11,7 +11,8 @@ import json
 import random
 from typing import Any
 
-from helpers_rules import count_record, oracle_plays, snapshot
+import pytest
+from helpers_rules import count_record, oracle_plays, recount_result, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -299,6 +300,9 @@ def check_finished(state: DealState) -> dict[str, Any]:
     rec = record_of(state)
     res = result_dict(state)
     assert rec["result"] == res
+    # The whole result recounted from the record with RULES.md's own formulas (R3, R9, R10),
+    # apart from the engine: card points, target, base, petit au bout, poignées, chelem.
+    assert res == recount_result(rec)
     assert sum(res["scores"]) == 0
     ok, again = replay_line(json.dumps(rec))
     assert ok and again == res
@@ -359,6 +363,76 @@ def test_random_deals_score_consistently(spec: tuple[int, int, int | None, int, 
     while state.phase != OVER:
         state = apply(state, choose(state, rng, spec[2]))
     check_finished(state)
+
+
+def r66_boundary_deal(seed: int, trumps_in_24: int) -> tuple[DealState, int]:
+    """A deal whose first bidder's 24 cards (hand and chien) are the four kings, exactly
+    ``trumps_in_24`` trumps from T2 up and plain cards: with 15 trumps there are five plain
+    cards, so one trump must be discarded (R5.3) and R6.6 applies at its boundary; with 14
+    the six plain cards are discarded and no trump is."""
+    rng = random.Random(seed)
+    dealer = seed % 4
+    taker = (dealer + 1) % 4
+    hand = KINGS + TRUMPS[1:15]  # T2..T15
+    chien = [TRUMPS[15]] if trumps_in_24 == 15 else []  # T16
+    plain = [c for c in range(56) if c not in KINGS]
+    rng.shuffle(plain)
+    chien += plain[: 6 - len(chien)]
+    rest = [c for c in range(78) if c not in hand and c not in chien]
+    rng.shuffle(rest)
+    masks = []
+    for s in range(4):
+        cards = hand if s == taker else [rest.pop() for _ in range(18)]
+        masks.append(sum(1 << c for c in cards))
+    return deal_from_masks(dealer, masks, sum(1 << c for c in chien)), taker
+
+
+@pytest.mark.parametrize("trumps_in_24", [15, 14])
+@pytest.mark.parametrize("seed", range(6))
+def test_r6_6_boundary_exactly_15_trumps(seed: int, trumps_in_24: int) -> None:
+    """R6.6 with exactly 15 trumps and the four kings: the publicly discarded trump counts
+    in a triple poignée (and the 40 points reach the score); with 14 there is no triple.
+    Every step is checked as in the property tests, the end with the independent recount."""
+    state, taker = r66_boundary_deal(seed, trumps_in_24)
+    rng = random.Random(seed)
+    state = apply(state, Bid(taker, "garde"))
+    while state.phase == BIDDING:
+        state = apply(state, Bid(state.turn, "pass"))
+    legal = legal_actions(state)
+    assert legal is not None and legal.discard is not None
+    forced = trumps_in_24 == 15
+    assert len(legal.discard.required) == (5 if forced else 0)
+    state = apply(state, choose(state, rng))  # a random valid discard
+    assert (state.discard & TRUMP_MASK).bit_count() == (1 if forced else 0)
+    state = apply(state, Chelem(taker, False))
+    declared = False
+    while state.phase != OVER:
+        for action, rule in wrong_actions(state, rng):
+            check_rejected(state, action, rule)
+        legal = legal_actions(state)
+        assert legal is not None
+        levels = {o.level for o in legal.poignees}
+        if state.turn == taker and not declared and state.phase == PLAY:
+            declared = True
+            assert ("triple" in levels) == forced
+            assert "double" in levels
+            if forced:
+                (triple,) = [o for o in legal.poignees if o.level == "triple"]
+                shown = (state.hands[taker] | state.discard) & TRUMP_MASK
+                assert set(triple.eligible) == set(codes_of(shown))
+                action: Any = Poignee(taker, tuple(codes_of(shown)))
+            else:
+                action = choose(state, rng)
+        else:
+            action = choose(state, rng)
+        prev = state
+        state = apply(state, action)
+        check_cards_in_one_place(state)
+        check_views(prev, action, state)
+    res = check_finished(state)
+    if forced:
+        assert state.poignees[taker].bit_count() == 15
+        assert abs(res["poignee"]) >= 40
 
 
 def test_rigged_deals_reach_interesting_situations() -> None:

@@ -3,7 +3,8 @@
 Every deal here is written trick by trick (see helpers_rules.deal_from_tricks and the BASE, PLAIN
 and TRUMPS templates); the engine must accept every action, and the expected numbers are worked
 out by hand in each docstring (card points per R1.5, exact halves). Each test also recounts the
-taker's pile without the engine (helpers_rules.count_record).
+taker's pile and the whole result without the engine (helpers_rules.count_record and
+recount_result).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from helpers_rules import (
     count_record,
     deal_from_tricks,
     points,
+    recount_result,
     trumps,
     variant,
 )
@@ -89,6 +91,7 @@ def check(plan: Plan, want: dict[str, Any]) -> dict[str, Any]:
     )
     rec = plan.record()
     recount = count_record(rec)
+    assert recount_result(rec) == want  # the RULES.md formulas, written apart from the engine
     assert recount.taker == Fraction(str(want["taker_points"]))
     assert recount.taker + recount.defence == 91
     assert recount.taker_oudlers == want["oudlers"]

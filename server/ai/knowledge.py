@@ -12,18 +12,13 @@ from typing import Any
 
 from server.rules.actions import CONTRACT_INDEX, GARDE, GARDE_CONTRE, GARDE_SANS, MULTIPLIERS
 from server.rules.cards import (
-    ABOVE,
-    EXCUSE,
     EXCUSE_BIT,
     FULL_DECK,
     INDEX,
     KINGS_MASK,
     OUDLERS_MASK,
     PLAIN_SUITS_MASK,
-    SUIT_MASKS,
-    SUIT_OF,
     TRUMP_MASK,
-    TRUMP_SUIT,
 )
 from server.rules.deal import POIGNEE_BONUS
 
@@ -60,6 +55,7 @@ class Knowledge:
         "played_by",
         "poignee_half",
         "poignees",
+        "pos",
         "seat",
         "taker",
         "trick",
@@ -90,6 +86,7 @@ class Knowledge:
     unseen: int  # cards whose place this seat does not know
     hidden_count: int  # unseen cards lying in the hidden pile (discard or chien), not in hands
     hidden_allowed: int  # cards that may lie in that pile
+    pos: Pos  # the card play so far on the rules core (hands empty): see template_pos
 
 
 def read_view(view: dict[str, Any]) -> Knowledge:
@@ -108,62 +105,50 @@ def read_view(view: dict[str, Any]) -> Knowledge:
     disc_trumps = mask(view.get("discard_trumps"))
     own_discard = mask(view["discard"]) if view.get("discard") else 0
     k.discard_known = own_discard if me == k.taker else disc_trumps
-    forbidden = [0, 0, 0, 0]
-    played_by = [0, 0, 0, 0]
-    tricks: list[tuple[int, list[int], int]] = []
-    played = 0
-
-    def scan(leader: int, cards: list[int]) -> None:
-        nonlocal played
-        lead = -1
-        hi = -1
-        for i, c in enumerate(cards):
-            s = (leader + i) & 3
-            played |= 1 << c
-            played_by[s] |= 1 << c
-            if c == EXCUSE:
-                continue
-            suit = SUIT_OF[c]
-            if lead < 0:
-                lead = suit
-            else:
-                if lead != TRUMP_SUIT and suit != lead:
-                    forbidden[s] |= SUIT_MASKS[lead]  # failed to follow
-                    if suit != TRUMP_SUIT:
-                        forbidden[s] |= TRUMP_MASK  # discarded instead of trumping
-                if lead == TRUMP_SUIT and suit != TRUMP_SUIT:
-                    forbidden[s] |= TRUMP_MASK
-                if suit == TRUMP_SUIT and 0 <= c < hi:
-                    forbidden[s] |= ABOVE[hi]  # could not overtrump
-            if suit == TRUMP_SUIT and c > hi:
-                hi = c
-
-    for t in view["tricks"]:
-        cards = [INDEX[c] for c in t["cards"]]
-        scan(t["leader"], cards)
-        tricks.append((t["leader"], cards, t["winner"]))
+    # The cards played, replayed on the rules core from the first trick's leader: it counts
+    # the points and tricks won so far and records what the play revealed (voids, trump ceilings).
+    tricks: list[tuple[int, list[int], int]] = [
+        (t["leader"], [INDEX[c] for c in t["cards"]], t["winner"]) for t in view["tricks"]
+    ]
     cur = view.get("trick")
     if cur:
         k.trick = [INDEX[c] for c in cur["cards"]]
         k.trick_leader = cur["leader"]
-        scan(k.trick_leader, k.trick)
     else:
         k.trick = []
         k.trick_leader = -1
     k.tricks = tricks
-    k.played = played
+    pile = 0
+    if k.contract <= GARDE:
+        pile = k.discard_known  # all of it for the taker, the trumps for the others
+    elif k.contract == GARDE_SANS and k.chien:
+        pile = k.chien
+    if tricks:
+        leader = tricks[0][0]
+    else:
+        leader = k.trick_leader if k.trick_leader >= 0 else 0
+    pos = new_pos([FULL_DECK] * 4, k.taker, leader, MULTIPLIERS[k.contract], pile, k.chelem)
+    played_by = [0, 0, 0, 0]
+    for ld, cards, _ in [*tricks, (k.trick_leader, k.trick, -1)]:
+        for i, c in enumerate(cards):
+            played_by[(ld + i) & 3] |= 1 << c
+            pos.play(c)
+    pos.hands = [0, 0, 0, 0]
+    k.pos = pos
+    forbidden = list(pos.voids)
+    k.played = pos.played
     k.played_by = played_by
 
     poignees = [0, 0, 0, 0]
     for p in view.get("poignees") or ():
         poignees[p["seat"]] = mask(p["cards"])
     k.poignees = poignees
-    k.poignee_half = 2 * sum(POIGNEE_BONUS[p.bit_count()] for p in poignees if p)
+    k.poignee_half = pos.poignee_half = 2 * sum(POIGNEE_BONUS[p.bit_count()] for p in poignees if p)
 
     must = [0, 0, 0, 0]
     hidden_allowed = 0
     hidden_count = 0
-    unseen = FULL_DECK & ~k.hand & ~played & ~k.discard_known
+    unseen = FULL_DECK & ~k.hand & ~k.played & ~k.discard_known
     for s in range(4):
         p = poignees[s]
         if not p:
@@ -224,24 +209,8 @@ def template_pos(k: Knowledge) -> Pos:
     """A kernel position with this deal's running totals (points, oudlers, tricks won so far)
     replayed from the view; hands are left empty for the caller to fill. The hidden pile (the
     non-trump discard of another taker, or an unseen chien) is not counted yet."""
-    mult = MULTIPLIERS[k.contract]
-    pile = 0
-    if k.contract <= GARDE:
-        pile = k.discard_known  # all of it for the taker, the trumps for the others
-    elif k.contract == GARDE_SANS and k.chien:
-        pile = k.chien
-    if k.tricks:
-        leader = k.tricks[0][0]
-    else:
-        leader = k.trick_leader if k.trick_leader >= 0 else 0
-    p = new_pos([FULL_DECK] * 4, k.taker, leader, mult, pile, k.chelem, k.poignee_half)
-    for _ld, cards, _ in k.tricks:
-        for c in cards:
-            p.play(c)
-    for c in k.trick:
-        p.play(c)
-    p.hands = [0, 0, 0, 0]
-    return p
+    pos: Pos = k.pos.copy()
+    return pos
 
 
 def hidden_counts_for_taker(k: Knowledge) -> bool:

@@ -1,8 +1,13 @@
 """The deal state machine: dealing, bidding, chien and discard, chelem, poignées, play (R2–R8).
 
 ``DealState`` is immutable by convention: :func:`apply` copies it and changes the copy, so an
-illegal action leaves the caller's state untouched and old states stay valid (AI search,
-undo, replay). Card sets are int bitmasks (see :mod:`cards`).
+illegal action leaves the caller's state untouched and old states stay valid (the table's
+events, undo, tests). Card sets are int bitmasks (see :mod:`cards`).
+
+The card play itself is not written here: from the chelem decision on, a state holds a
+:class:`core.Position` (``pos``), and a card is played by copying that position and playing
+the card on the copy (:meth:`core.Position.play`). This module checks the action first and
+explains a refusal with its rule.
 """
 
 from __future__ import annotations
@@ -30,7 +35,6 @@ from .cards import (
     ABOVE,
     CODES,
     DISCARDABLE_TRUMPS_MASK,
-    EXCUSE,
     EXCUSE_BIT,
     FULL_DECK,
     KINGS_MASK,
@@ -48,16 +52,49 @@ from .cards import (
     mask_of,
     parse,
 )
+from .core import POIGNEE_BONUS, Position, legal_play_mask
 
 BIDDING, DISCARD, CHELEM, PLAY, OVER = "bidding", "discard", "chelem", "play", "over"
 
 POIGNEE_SIZES = (10, 13, 15)
 POIGNEE_LEVELS = ("single", "double", "triple")
-POIGNEE_BONUS = {10: 20, 13: 30, 15: 40}
+
+__all__ = [
+    "BIDDING",
+    "CHELEM",
+    "DISCARD",
+    "OVER",
+    "PLAY",
+    "POIGNEE_BONUS",
+    "POIGNEE_LEVELS",
+    "POIGNEE_SIZES",
+    "DealState",
+    "DiscardRule",
+    "Legal",
+    "PoigneeOption",
+    "apply",
+    "check_discard",
+    "check_poignee",
+    "deal_from_codes",
+    "deal_from_masks",
+    "discard_rule",
+    "is_petit_sec",
+    "legal_actions",
+    "legal_play_mask",
+    "new_deal",
+    "poignee_default",
+    "poignee_options",
+    "shuffled_masks",
+    "trump_discard_exception",
+]
 
 
 class DealState:
-    """One deal at one moment. Treat as immutable; use :func:`apply` to move on."""
+    """One deal at one moment. Treat as immutable; use :func:`apply` to move on.
+
+    ``pos`` is the card play (:class:`core.Position`), from the chelem decision on (None
+    before); ``trick``, ``tricks``, ``lead_suit``, ``hi_trump`` and ``trick_leader`` read it.
+    ``hands`` and ``turn`` are kept here as well, for every phase."""
 
     __slots__ = (
         "actions",
@@ -69,17 +106,13 @@ class DealState:
         "dealer",
         "discard",
         "hands",
-        "hi_trump",
         "initial_hands",
-        "lead_suit",
         "n_actions",
         "phase",
         "poignees",
+        "pos",
         "reason",
         "taker",
-        "trick",
-        "trick_leader",
-        "tricks",
         "turn",
     )
 
@@ -96,11 +129,7 @@ class DealState:
     discard: int  # the taker's discard (prise/garde)
     chelem: bool | None  # taker's decision, None until taken
     poignees: tuple[int, int, int, int]  # shown cards per seat, 0 = none
-    trick_leader: int
-    trick: tuple[int, ...]  # cards of the trick in progress, in play order
-    lead_suit: int  # suit of the trick in progress, -1 while unset (R7.4)
-    hi_trump: int  # highest trump in the trick in progress, NO_TRUMP when none
-    tricks: tuple[tuple[int, tuple[int, ...], int], ...]  # (leader, cards, winner)
+    pos: Position | None  # the card play, from the chelem decision on; never changed in place
     actions: Any  # cons list (action, previous) of applied actions, newest first
     n_actions: int
     reason: str  # annulment reason
@@ -110,6 +139,36 @@ class DealState:
         for name in DealState.__slots__:
             object.__setattr__(new, name, getattr(self, name))
         return new
+
+    # -- the card play, read from the position ---------------------------------------------
+    @property
+    def trick_leader(self) -> int:
+        pos = self.pos
+        return (self.dealer + 1) % 4 if pos is None else pos.leader
+
+    @property
+    def trick(self) -> tuple[int, ...]:
+        """Cards of the trick in progress, in play order."""
+        pos = self.pos
+        return () if pos is None else pos.trick
+
+    @property
+    def tricks(self) -> tuple[tuple[int, tuple[int, ...], int], ...]:
+        """Completed tricks: ``(leader, cards, winner)``."""
+        pos = self.pos
+        return () if pos is None else pos.tricks
+
+    @property
+    def lead_suit(self) -> int:
+        """Suit of the trick in progress, -1 while unset (R7.4)."""
+        pos = self.pos
+        return -1 if pos is None else pos.lead
+
+    @property
+    def hi_trump(self) -> int:
+        """Highest trump in the trick in progress, NO_TRUMP when none."""
+        pos = self.pos
+        return NO_TRUMP if pos is None or pos.hi < 0 else pos.hi
 
     # -- convenient read-only accessors ---------------------------------------------------
     @property
@@ -132,13 +191,13 @@ class DealState:
     def hand_codes(self, seat: int) -> list[str]:
         return codes_of(self.hands[seat])
 
-    def trick_seats(self) -> list[int]:
-        return [(self.trick_leader + i) % 4 for i in range(len(self.trick))]
-
     def has_played_first_trick(self, seat: int) -> bool:
-        if self.tricks:
+        pos = self.pos
+        if pos is None:
+            return False
+        if pos.n_tricks:
             return True
-        return (seat - self.trick_leader) % 4 < len(self.trick)
+        return (seat - pos.leader) % 4 < len(pos.trick)
 
     def __repr__(self) -> str:
         return (
@@ -199,11 +258,7 @@ def deal_from_masks(dealer: int, hands: Sequence[int], chien: int) -> DealState:
     st.discard = 0
     st.chelem = None
     st.poignees = (0, 0, 0, 0)
-    st.trick_leader = st.turn
-    st.trick = ()
-    st.lead_suit = -1
-    st.hi_trump = NO_TRUMP
-    st.tricks = ()
+    st.pos = None
     st.actions = None
     st.n_actions = 0
     st.reason = ""
@@ -251,22 +306,6 @@ def new_deal(seed: int | random.Random | None = None, dealer: int = 0) -> DealSt
 
 
 # ---------------------------------------------------------------------------- legality
-
-
-def legal_play_mask(hand: int, lead_suit: int, hi_trump: int) -> int:
-    """Cards of ``hand`` that may be played into a trick (R7.3–R7.6)."""
-    if lead_suit < 0:
-        return hand
-    ex = hand & EXCUSE_BIT
-    if lead_suit != TRUMP_SUIT:
-        follow = hand & SUIT_MASKS[lead_suit]
-        if follow:
-            return follow | ex
-    trumps = hand & TRUMP_MASK
-    if trumps:
-        over = trumps & ABOVE[hi_trump]
-        return (over or trumps) | ex
-    return hand
 
 
 def plain_cards(hand: int) -> int:
@@ -434,7 +473,9 @@ def legal_actions(st: DealState) -> Legal | None:
     phase = st.phase
     seat = st.turn
     if phase == PLAY:
-        mask = legal_play_mask(st.hands[seat], st.lead_suit, st.hi_trump)
+        pos = st.pos
+        assert pos is not None
+        mask = legal_play_mask(st.hands[seat], pos.lead, pos.hi)
         return Legal(seat, phase, plays=tuple(codes_of(mask)), poignees=poignee_options(st, seat))
     if phase == BIDDING:
         return Legal(seat, phase, bids=("pass", *CONTRACTS[st.best + 1 :]))
@@ -448,27 +489,21 @@ def legal_actions(st: DealState) -> Legal | None:
     return None
 
 
-def legal_play_codes(st: DealState) -> list[str]:
-    if st.phase != PLAY:
-        return []
-    return codes_of(legal_play_mask(st.hands[st.turn], st.lead_suit, st.hi_trump))
-
-
 # ---------------------------------------------------------------------------- applying
 
 
-def _describe_play_error(st: DealState, card: int) -> IllegalAction:
-    hand = st.hands[st.turn]
-    lead = st.lead_suit
+def _describe_play_error(hand: int, lead: int, hi: int, card: int) -> IllegalAction:
+    """Why ``card`` may not be played from ``hand`` into a trick of suit ``lead`` whose highest
+    trump is ``hi`` (the card is not in :func:`legal_play_mask`)."""
     code = CODES[card]
     if lead != TRUMP_SUIT and lead >= 0 and hand & SUIT_MASKS[lead]:
         return IllegalAction("R7.5", f"must follow {'SHDC'[lead]} ({code} does not)")
     trumps = hand & TRUMP_MASK
-    over = trumps & ABOVE[st.hi_trump]
+    over = trumps & ABOVE[hi]
     if over and SUIT_OF[card] == TRUMP_SUIT:
         return IllegalAction(
             "R7.6",
-            f"must overtrump {CODES[st.hi_trump]} with {' or '.join(codes_of(over))} (not {code})",
+            f"must overtrump {CODES[hi]} with {' or '.join(codes_of(over))} (not {code})",
         )
     if lead == TRUMP_SUIT:
         return IllegalAction("R7.5", f"must play a trump ({code} is not one)")
@@ -480,24 +515,6 @@ def _describe_play_error(st: DealState, card: int) -> IllegalAction:
 def _push(st: DealState, action: Action) -> None:
     st.actions = (action, st.actions)
     st.n_actions += 1
-
-
-def trick_winner(leader: int, cards: tuple[int, ...], lead_suit: int) -> int:
-    """Seat winning a complete trick under R7.7 (the Excuse never wins here)."""
-    best_pos = -1
-    best_val = -1
-    for pos, c in enumerate(cards):
-        s = SUIT_OF[c]
-        if s == TRUMP_SUIT:
-            val = 100 + c
-        elif s == lead_suit:
-            val = c
-        else:
-            continue
-        if val > best_val:
-            best_val = val
-            best_pos = pos
-    return (leader + best_pos) % 4
 
 
 def apply(st: DealState, action: Action) -> DealState:
@@ -529,11 +546,15 @@ def apply(st: DealState, action: Action) -> DealState:
         if phase != CHELEM:
             raise _phase_error(st, "chelem")
         new = st._copy()
-        new.chelem = bool(action.announce)
+        new.chelem = announce = bool(action.announce)
         new.phase = PLAY
         # R6.2 / R7.2: the taker leads after announcing a chelem.
-        new.turn = st.taker if action.announce else (st.dealer + 1) % 4
-        new.trick_leader = new.turn
+        new.turn = st.taker if announce else (st.dealer + 1) % 4
+        # R9.1: the discard (prise, garde) or the chien (garde sans) counts for the taker.
+        stash = st.discard if st.contract <= GARDE else st.chien
+        new.pos = Position.start(
+            st.hands, st.taker, st.contract, new.turn, stash=stash, chelem=announce
+        )
         _push(new, action)
         return new
     if type(action) is Poignee:
@@ -547,11 +568,14 @@ def apply(st: DealState, action: Action) -> DealState:
             cards = mask_of(action.cards)
         except UnknownCard as e:
             raise IllegalAction("R1.2", str(e).removeprefix("R1.2: ")) from None
-        check_poignee(st, seat, cards, len(action.cards))
+        size = check_poignee(st, seat, cards, len(action.cards))
         new = st._copy()
         p = list(st.poignees)
         p[seat] = cards
         new.poignees = (p[0], p[1], p[2], p[3])
+        pos = st.pos.copy()  # type: ignore[union-attr]
+        pos.poignee_half += 2 * POIGNEE_BONUS[size]
+        new.pos = pos
         _push(new, action)
         return new
     raise IllegalAction("R1.2", f"unknown action {action!r}")
@@ -632,53 +656,18 @@ def _play(st: DealState, action: Play) -> DealState:
     bit = 1 << card
     if not hand & bit:
         raise IllegalAction("R7.1", f"{action.card} is not in seat {seat}'s hand")
-    if not legal_play_mask(hand, st.lead_suit, st.hi_trump) & bit:
-        raise _describe_play_error(st, card)
+    old = st.pos
+    assert old is not None
+    if not legal_play_mask(hand, old.lead, old.hi) & bit:
+        raise _describe_play_error(hand, old.lead, old.hi, card)
     new = st._copy()
-    hands = list(st.hands)
-    hands[seat] = hand & ~bit
-    new.hands = tuple(hands)
-    trick = (*st.trick, card)
-    s = SUIT_OF[card]
-    if st.lead_suit < 0 and card != EXCUSE:
-        new.lead_suit = s
-    if s == TRUMP_SUIT and (st.hi_trump == NO_TRUMP or card > st.hi_trump):
-        new.hi_trump = card
+    pos = old.copy()
+    pos.play(card)
+    new.pos = pos
+    h = pos.hands
+    new.hands = (h[0], h[1], h[2], h[3])
+    new.turn = pos.turn
     _push(new, action)
-    if len(trick) < 4:
-        new.trick = trick
-        new.turn = (seat + 1) % 4
-        return new
-    leader = st.trick_leader
-    n_done = len(st.tricks)
-    if n_done == 17 and trick[0] == EXCUSE and _team_won_all(st.tricks, leader, st.taker):
-        winner = leader  # R8.3: the Excuse led to the last trick completes a slam
-    else:
-        winner = trick_winner(leader, trick, new.lead_suit)
-    new.tricks = (*st.tricks, (leader, trick, winner))
-    new.trick = ()
-    new.lead_suit = -1
-    new.hi_trump = NO_TRUMP
-    new.trick_leader = winner
-    new.turn = winner
-    if n_done == 17:
+    if pos.n_tricks == 18:
         new.phase = OVER
     return new
-
-
-def _team_won_all(
-    tricks: tuple[tuple[int, tuple[int, ...], int], ...], seat: int, taker: int
-) -> bool:
-    team = seat == taker
-    return all((w == taker) == team for _, _, w in tricks)
-
-
-def replay_actions(st: DealState, actions: Sequence[Action]) -> DealState:
-    for a in actions:
-        st = apply(st, a)
-    return st
-
-
-def initial_state(st: DealState) -> DealState:
-    """The deal as dealt, before any action."""
-    return deal_from_masks(st.dealer, st.initial_hands, st.chien)

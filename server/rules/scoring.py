@@ -1,15 +1,20 @@
-"""Counting (R8, R9) and scoring (R10) of a finished deal, exact in half points."""
+"""The result of a finished deal (R9, R10) as the record format gives it, exact in half points.
+
+The counting and the formulas are the core's (:meth:`core.Position.play` counts the taker's
+pile as the cards are played, :func:`core.score_parts` applies R10); this module names the
+parts and writes them as the ``result`` object of ``atout-deal/1``.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import CONTRACTS, GARDE, GARDE_SANS, MULTIPLIERS
-from .cards import EXCUSE, EXCUSE_BIT, PETIT, count_oudlers, half_points
-from .deal import OVER, POIGNEE_BONUS, DealState
+from .actions import CONTRACTS, MULTIPLIERS
+from .core import TARGETS_HALF, Position
+from .deal import OVER, DealState
 
-TARGETS_HALF = (112, 102, 82, 72)  # R9.2 targets 56, 51, 41, 36, in half points
+__all__ = ["TARGETS_HALF", "Count", "Score", "count", "num", "result_dict", "score", "score_of"]
 
 
 def num(halves: int) -> int | float:
@@ -28,45 +33,11 @@ class Count:
 
 
 def count(st: DealState) -> Count:
-    taker = st.taker
-    pile = 0
-    adjust = 0
-    taker_tricks = 0
-    excuse_slam = False
-    for i, (leader, cards, winner) in enumerate(st.tricks):
-        taker_wins = winner == taker
-        taker_tricks += taker_wins
-        trick_mask = 0
-        ex_seat = -1
-        for pos, c in enumerate(cards):
-            if c == EXCUSE:
-                ex_seat = (leader + pos) % 4
-            else:
-                trick_mask |= 1 << c
-        if taker_wins:
-            pile |= trick_mask
-        if ex_seat < 0:
-            continue
-        ex_taker = ex_seat == taker
-        if i < 17:
-            # R8.1: the Excuse stays with its team; half a point goes to the trick's winners.
-            if ex_taker:
-                pile |= EXCUSE_BIT
-            if ex_taker != taker_wins:
-                adjust += 1 if taker_wins else -1
-        elif cards[0] == EXCUSE and winner == leader:
-            # R8.3: the Excuse led to the last trick won the slam for its team.
-            excuse_slam = True
-            if ex_taker:
-                pile |= EXCUSE_BIT
-        elif not ex_taker:
-            # R8.2: in the last trick the Excuse goes to the other team.
-            pile |= EXCUSE_BIT
-    if st.contract <= GARDE:
-        pile |= st.discard
-    elif st.contract == GARDE_SANS:
-        pile |= st.chien
-    return Count(pile, half_points(pile) + adjust, taker_tricks, excuse_slam)
+    """The taker's pile so far (the whole deal once it is over), as the core counted it."""
+    pos = st.pos
+    if pos is None:
+        return Count(0, 0, 0, False)
+    return Count(pos.taker_pile, pos.taker_half, pos.taker_tricks, pos.ex_slam)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,52 +95,35 @@ class Score:
         }
 
 
-def score(st: DealState) -> Score:
-    """Score a finished deal (R9, R10). Raises ValueError while the deal is still going on."""
-    if st.phase != OVER:
+def score_of(pos: Position) -> Score:
+    """The result of a finished card play (R9, R10)."""
+    if not pos.over:
         raise ValueError("the deal is not over")
-    if st.reason:
-        return Score("annulled", reason=st.reason)
-    c = count(st)
-    taker = st.taker
-    mult = MULTIPLIERS[st.contract]
-    oudlers = count_oudlers(c.taker_pile)
-    target = TARGETS_HALF[oudlers]
-    won = c.taker_half >= target
-    sign = 1 if won else -1
-    # R10.1, in half points: 25 points = 50 halves.
-    base = sign * (50 + abs(c.taker_half - target)) * mult
-    # R10.2: petit au bout, on trick 17 instead of 18 when the Excuse won the last trick (R8.3).
-    petit = 0
-    idx = 16 if c.excuse_slam else 17
-    _, cards, winner = st.tricks[idx]
-    if PETIT in cards:
-        petit = (1 if winner == taker else -1) * 20 * mult
-    # R10.3: every poignée goes to the team that wins the contract.
-    poignee = sign * 2 * sum(POIGNEE_BONUS[p.bit_count()] for p in st.poignees if p)
-    # R10.4
-    if st.chelem:
-        chelem = 800 if c.taker_tricks == 18 else -400
-    elif c.taker_tricks == 18:
-        chelem = 400
-    elif c.taker_tricks == 0:
-        chelem = -400
-    else:
-        chelem = 0
+    target, won, base, petit, poignee, chelem = pos.parts()
     return Score(
         "played",
-        taker=taker,
-        contract=st.contract,
-        chelem_announced=bool(st.chelem),
-        oudlers=oudlers,
+        taker=pos.taker,
+        contract=pos.contract,
+        chelem_announced=pos.chelem,
+        oudlers=pos.oudlers(),
         target_half=target,
-        taker_half=c.taker_half,
+        taker_half=pos.taker_half,
         won=won,
         base_half=base,
         petit_half=petit,
         poignee_half=poignee,
         chelem_half=chelem,
     )
+
+
+def score(st: DealState) -> Score:
+    """Score a finished deal (R9, R10). Raises ValueError while the deal is still going on."""
+    if st.phase != OVER:
+        raise ValueError("the deal is not over")
+    if st.reason:
+        return Score("annulled", reason=st.reason)
+    assert st.pos is not None
+    return score_of(st.pos)
 
 
 def result_dict(st: DealState) -> dict[str, Any]:
