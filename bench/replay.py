@@ -1,8 +1,10 @@
-"""Time ``atout-server replay`` on a large JSON Lines file against the reference replayer.
+"""Time ``atout-server replay`` on JSON Lines files against the reference replayer.
 
-    .venv/bin/python bench/replay.py                  # 20,000 records (about a minute)
-    .venv/bin/python bench/replay.py --quick          # 2,000 records, a few seconds
-    .venv/bin/python bench/replay.py --records 50000 --keep /tmp/atout-bench
+    .venv/bin/python bench/replay.py                  # 1,500 and 20,000 records (a minute or two)
+    .venv/bin/python bench/replay.py --quick          # 1,500 records, a few seconds
+    .venv/bin/python bench/replay.py --records 1500,50000 --repeats 5 --keep /tmp/atout-bench
+
+For each file size N:
 
 1. Writes N random complete deal records (club-like random bids, then uniformly random legal
    actions, written by ``records.record_of`` so that each carries its ``result`` like the
@@ -10,12 +12,15 @@
    deliberately broken (illegal card, wrong seat, bad discard, bad poignée, bad bid,
    truncated, trailing action, unknown card code, bad JSON).
 2. Times the whole process ``python -m server.cli replay big.jsonl`` (start-up included) and
-   ``python bench/reference_engine.py big.jsonl``, and prints records/second and the ratio.
+   ``python bench/reference_engine.py big.jsonl``, alternately, ``--repeats`` times each, and
+   prints the best of each (wall time, and the CPU time of the process: user + system, less
+   disturbed by the other work of a shared machine), records/second and both ratios.
 3. Checks both outputs line by line: results must be identical (byte for byte, and as JSON
    objects); errors must agree on ``action_index`` (the ``reason`` texts are free-form).
    Any disagreement is printed with its record and the exit status is 1.
-4. Measures the start-up of ``replay`` on a one-record file against a bare ``python -c pass``
-   and lists the heaviest imports (``python -X importtime``).
+
+Then it measures the start-up of ``replay`` on a one-record file against a bare
+``python -c pass`` and lists the heaviest imports (``python -X importtime``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -136,18 +142,34 @@ def write_records(path: Path, n: int, seed: int, bad_fraction: float) -> Counter
 # ---------------------------------------------------------------------------- timing
 
 
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run(
     cmd: list[str], out_path: Path | None = None, env: dict[str, str] | None = None
 ) -> tuple[float, int, bytes]:
     """Wall time of the whole process, its exit status and its standard output."""
+    dt, _cpu, rc, out = run_cpu(cmd, out_path, env)
+    return dt, rc, out
+
+
+def run_cpu(
+    cmd: list[str], out_path: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[float, float, int, bytes]:
+    """Wall time and CPU time (user + system) of the whole process, its exit status and its
+    standard output."""
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, cwd=ROOT, env=env)
     dt = time.perf_counter() - t0
+    cpu = _children_cpu() - cpu0
     if proc.stderr:
         sys.stderr.write(proc.stderr.decode(errors="replace")[-2000:])
     if out_path is not None:
         out_path.write_bytes(proc.stdout)
-    return dt, proc.returncode, proc.stdout
+    return dt, cpu, proc.returncode, proc.stdout
 
 
 def compare(
@@ -240,27 +262,12 @@ def _tree(rows: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     return rows[::-1]
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--records", type=int, default=20000)
-    ap.add_argument("--quick", action="store_true", help="2,000 records, fewer repeats")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--bad-fraction", type=float, default=0.03, help="share of broken records")
-    ap.add_argument("--keep", metavar="DIR", help="write (and reuse) the files in DIR")
-    args = ap.parse_args(argv)
-    n = 2000 if args.quick else args.records
-
-    tmp = None
-    if args.keep:
-        work = Path(args.keep)
-        work.mkdir(parents=True, exist_ok=True)
-    else:
-        tmp = tempfile.TemporaryDirectory(prefix="atout-bench-")
-        work = Path(tmp.name)
+def time_file(work: Path, n: int, args: argparse.Namespace) -> tuple[list[str], Path]:
+    """Write (or reuse) a file of ``n`` records, time both replayers on it, compare outputs.
+    Returns the disagreements and the path of the file."""
     big = work / f"records-{n}-{args.seed}-{args.bad_fraction}.jsonl"
-    one = work / "one.json"
-
-    print(f"Atout replay benchmark: {n:,} records, Python {sys.version.split()[0]}")
+    print()
+    print(f"  {n:,} records:")
     if big.exists():
         print(f"  reusing {big}")
     else:
@@ -271,33 +278,94 @@ def main(argv: list[str] | None = None) -> int:
             f"{time.perf_counter() - t0:.1f} s: {dict(sorted(kinds.items()))}"
         )
     records = [line for line in big.read_bytes().splitlines() if line.strip()]
-    first_ok = next(r for r in records if b'"result":{"status":"played"' in r)
-    one.write_bytes(first_ok)
-
-    t_srv, rc_srv, out_srv = run(
-        [sys.executable, "-m", "server.cli", "replay", str(big)], work / "server.out"
-    )
-    t_ref, rc_ref, out_ref = run([sys.executable, str(REFERENCE), str(big)], work / "ref.out")
-    srv_lines, ref_lines = out_srv.splitlines(), out_ref.splitlines()
+    server_cmd = [sys.executable, "-m", "server.cli", "replay", str(big)]
+    ref_cmd = [sys.executable, str(REFERENCE), str(big)]
+    repeats = args.repeats or (7 if n <= 5000 else 3)
+    walls: dict[str, list[float]] = {"server": [], "reference": []}
+    cpus: dict[str, list[float]] = {"server": [], "reference": []}
+    rcs: dict[str, int] = {}
+    outs: dict[str, bytes] = {}
+    for i in range(repeats):
+        # Alternate the two so that a burst of load elsewhere hits both alike.
+        for name, cmd in (("server", server_cmd), ("reference", ref_cmd))[
+            :: 1 if i % 2 == 0 else -1
+        ]:
+            wall, cpu, rc, out = run_cpu(cmd, work / f"{name}.out" if i == 0 else None)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+            rcs[name] = rc
+            outs.setdefault(name, out)
+    srv_lines, ref_lines = outs["server"].splitlines(), outs["reference"].splitlines()
     same, agree, problems = compare(records, srv_lines, ref_lines)
     n_err = sum(1 for line in srv_lines if line.startswith(b'{"error"'))
-
-    print()
-    print("  whole process, records/s (start-up included):")
-    print(f"    atout-server replay      {n / t_srv:>10,.0f}   ({t_srv:.2f} s, exit {rc_srv})")
-    print(f"    reference_engine.py      {n / t_ref:>10,.0f}   ({t_ref:.2f} s, exit {rc_ref})")
-    print(f"    ratio server/reference   {t_ref / t_srv:>10.1f}x")
-    print()
+    t_srv, t_ref = min(walls["server"]), min(walls["reference"])
+    c_srv, c_ref = min(cpus["server"]), min(cpus["reference"])
+    print(f"  whole process, start-up included, best of {repeats}:")
+    print("                             records/s      wall       CPU")
+    print(
+        f"    atout-server replay      {n / t_srv:>9,.0f}  {t_srv:7.2f} s {c_srv:7.2f} s"
+        f"   (exit {rcs['server']})"
+    )
+    print(
+        f"    reference_engine.py      {n / t_ref:>9,.0f}  {t_ref:7.2f} s {c_ref:7.2f} s"
+        f"   (exit {rcs['reference']})"
+    )
+    print(f"    ratio reference/server   {'':>9}  {t_ref / t_srv:7.1f} x {c_ref / c_srv:7.1f} x")
     print(
         f"  outputs: {len(srv_lines):,} lines, {n_err:,} errors; {same:,} byte-identical, "
         f"{agree:,} agreeing (errors compared by action_index)"
     )
-    if rc_srv != rc_ref:
-        problems.append(f"exit statuses differ: server {rc_srv}, reference {rc_ref}")
+    if rcs["server"] != rcs["reference"]:
+        problems.append(
+            f"exit statuses differ: server {rcs['server']}, reference {rcs['reference']}"
+        )
     for p in problems[:10]:
         print("  DISAGREEMENT " + p)
     if len(problems) > 10:
         print(f"  ... and {len(problems) - 10} more")
+    return problems, big
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument(
+        "--records",
+        default="1500,20000",
+        help="comma-separated file sizes (default 1500,20000)",
+    )
+    ap.add_argument("--quick", action="store_true", help="1,500 records only")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        help="timed runs of each replayer (default: 7 up to 5,000 records, else 3)",
+    )
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--bad-fraction", type=float, default=0.03, help="share of broken records")
+    ap.add_argument("--keep", metavar="DIR", help="write (and reuse) the files in DIR")
+    args = ap.parse_args(argv)
+    sizes = [1500] if args.quick else [int(x) for x in args.records.split(",") if x.strip()]
+
+    tmp = None
+    if args.keep:
+        work = Path(args.keep)
+        work.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="atout-bench-")
+        work = Path(tmp.name)
+    one = work / "one.json"
+
+    print(
+        f"Atout replay benchmark: {', '.join(f'{n:,}' for n in sizes)} records, "
+        f"Python {sys.version.split()[0]}"
+    )
+    problems: list[str] = []
+    big = work
+    for n in sizes:
+        found, big = time_file(work, n, args)
+        problems += found
+    records = [line for line in big.read_bytes().splitlines() if line.strip()]
+    first_ok = next(r for r in records if b'"result":{"status":"played"' in r)
+    one.write_bytes(first_ok)
 
     repeats = 5 if args.quick else 15
     envs = {"as run here": None, "with cached bytecode": cached_bytecode_env(work)}

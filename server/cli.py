@@ -1,15 +1,19 @@
 """The ``atout-server`` command: ``serve`` (default), ``replay`` and admin commands.
 
 Imports are deferred to each subcommand so that ``replay`` starts as fast as the rules engine
-allows (it is run over large record files by other tools).
+allows (it is run over large record files by other tools): ``atout-server replay PATH`` does
+not even build the argument parser.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def _env(name: str, default: str) -> str:
@@ -17,9 +21,13 @@ def _env(name: str, default: str) -> str:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    return replay_path(args.path)
+
+
+def replay_path(path: str) -> int:
+    """``atout-server replay PATH``: one JSON line per record on standard output."""
     from server.rules.records import encode, iter_lines, replay_line
 
-    path: str = args.path
     out = sys.stdout.buffer
     all_ok = True
 
@@ -48,6 +56,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="atout-server",
         description="Atout French Tarot table server. Without a subcommand, runs `serve`.",
@@ -197,6 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["serve", *argv]
     # replay is run over large files by other tools: keep its start-up to the rules engine.
+    if len(argv) == 2 and argv[0] == "replay" and (argv[1] == "-" or argv[1][:1] != "-"):
+        return replay_path(argv[1])
     parser = build_parser(with_admin=argv[0] != "replay")
     args = parser.parse_args(argv)
     args.argv = argv  # what a supervisor passes on to its workers

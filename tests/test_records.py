@@ -116,3 +116,75 @@ def test_annulled_records_replay() -> None:
     )
     sec["actions"] = [{"seat": 0, "type": "bid", "contract": "prise"}]
     assert replay_line(json.dumps(sec))[1]["error"]["action_index"] == -1
+
+
+def _slow_line(data: str) -> tuple[bool, dict]:
+    """replay_line without the fast path: every action through apply()."""
+    from server.rules.records import RecordError
+
+    try:
+        st = replay_record(decode_record(data))
+    except RecordError as e:
+        return False, {"error": {"action_index": e.index, "reason": e.reason}}
+    return True, result_dict(st)
+
+
+def _mutants(rec: dict, rng) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Broken variants of a record, one per way a fast path could go wrong."""
+    import copy
+
+    out = []
+    acts = rec["actions"]
+    plays = [k for k, a in enumerate(acts) if a["type"] == "play"]
+    for _ in range(6):
+        r = copy.deepcopy(rec)
+        k = rng.choice(plays)
+        seat = r["actions"][k]["seat"]
+        r["actions"][k]["card"] = rng.choice(r["hands"][seat] + r["chien"] + ["Z1", "EX"])
+        out.append(r)
+        r = copy.deepcopy(rec)
+        r["actions"][rng.choice(plays)]["seat"] = rng.randrange(4)
+        out.append(r)
+    for cut in (1, 4, 30, 72):
+        r = copy.deepcopy(rec)
+        del r["actions"][-cut:]
+        out.append(r)
+    r = copy.deepcopy(rec)
+    r["actions"].append(dict(acts[-1]))
+    out.append(r)
+    r = copy.deepcopy(rec)
+    r["actions"].insert(
+        plays[10], {"type": "poignee", "seat": acts[plays[10]]["seat"], "cards": []}
+    )
+    out.append(r)
+    r = copy.deepcopy(rec)
+    r["actions"].insert(
+        plays[40], {"type": "bid", "seat": acts[plays[40]]["seat"], "contract": "pass"}
+    )
+    out.append(r)
+    r = copy.deepcopy(rec)
+    r["actions"][plays[0]], r["actions"][plays[1]] = r["actions"][plays[1]], r["actions"][plays[0]]
+    out.append(r)
+    return out
+
+
+def test_fast_replay_answers_exactly_as_apply() -> None:
+    """replay_line plays the cards on one core position, validated on bitmasks, and falls back
+    to apply() at the first doubt: for legal records (poignées, chelems, annulled deals
+    included) and for every kind of broken one, its answer is exactly apply()'s, error index
+    and reason included."""
+    import random
+
+    from server.rules.randplay import random_deal
+
+    rng = random.Random(5)
+    seen_ok = seen_err = 0
+    for seed in range(150):
+        rec = record_of(random_deal(seed, seed % 4))
+        for r in [rec, *(_mutants(rec, rng) if len(rec["actions"]) > 72 else [])]:
+            line = json.dumps(r)
+            got = replay_line(line)
+            assert got == _slow_line(line), (seed, r["actions"][-3:])
+            seen_ok += got[0]
+            seen_err += not got[0]
+    assert seen_ok > 150 and seen_err > 1500

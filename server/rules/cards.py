@@ -88,9 +88,14 @@ def parse(code: str) -> int:
 
 
 def mask_of(codes: Iterable[str]) -> int:
+    """The set of the cards ``codes`` (raises UnknownCard on a text that is not a card code)."""
     m = 0
+    index = INDEX
     for c in codes:
-        m |= 1 << parse(c)
+        try:
+            m |= 1 << index[c]
+        except (KeyError, TypeError):
+            raise UnknownCard(f"R1.2: unknown card code {c!r}") from None
     return m
 
 
@@ -120,7 +125,7 @@ def codes_of(mask: int) -> list[str]:
             out.append(codes[low.bit_length() - 1])
             d ^= low
         return out
-    tables = _BYTE_CODES
+    tables = _BYTE_CODES or _byte_codes()
     i = 0
     while d:
         b = d & 0xFF
@@ -158,13 +163,23 @@ _CLUBS = SUIT_MASKS[CLUBS]
 _DIAMONDS = SUIT_MASKS[DIAMONDS]
 _DISPLAY_SAME = FULL_DECK & ~_CLUBS & ~_DIAMONDS
 _DISPLAY_CODES = tuple(sorted(CODES, key=sort_key))  # display-order bit k holds this card
-_BYTE_CODES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
-    tuple(
-        tuple(_DISPLAY_CODES[8 * k + j] for j in range(8) if b >> j & 1 and 8 * k + j < N_CARDS)
-        for b in range(256)
-    )
-    for k in range((N_CARDS + 7) // 8)
-)
+_BYTE_CODES: tuple[tuple[tuple[str, ...], ...], ...] = ()
+
+
+def _byte_codes() -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Build codes_of's tables at its first long call (not at import: ``replay`` needs none)."""
+    global _BYTE_CODES
+    out = []
+    for k in range((N_CARDS + 7) // 8):
+        codes = _DISPLAY_CODES[8 * k : 8 * k + 8]
+        table: list[tuple[str, ...]] = [()] * 256
+        for b in range(1, 256):
+            high = b.bit_length() - 1
+            rest = table[b ^ (1 << high)]
+            table[b] = (*rest, codes[high]) if high < len(codes) else rest
+        out.append(tuple(table))
+    _BYTE_CODES = tuple(out)
+    return _BYTE_CODES
 
 
 def sort_codes(codes: Iterable[str]) -> list[str]:

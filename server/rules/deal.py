@@ -12,9 +12,8 @@ explains a refusal with its rule.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -53,6 +52,9 @@ from .cards import (
     parse,
 )
 from .core import POIGNEE_BONUS, Position, legal_play_mask
+
+if TYPE_CHECKING:
+    import random
 
 BIDDING, DISCARD, CHELEM, PLAY, OVER = "bidding", "discard", "chelem", "play", "over"
 
@@ -300,6 +302,8 @@ def shuffled_masks(rng: random.Random) -> tuple[list[int], int]:
 
 def new_deal(seed: int | random.Random | None = None, dealer: int = 0) -> DealState:
     """A shuffled deal. ``seed`` (an int or a Random) makes it reproducible."""
+    import random  # here, not at the top: replay never deals (lighter start-up)
+
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     hands, chien = shuffled_masks(rng)
     return deal_from_masks(dealer, hands, chien)

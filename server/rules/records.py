@@ -9,8 +9,9 @@ import msgspec
 
 from .actions import Action, Discard, IllegalAction, Play, Poignee
 from .cards import INDEX, codes_of
-from .deal import OVER, DealState, apply, deal_from_codes
-from .scoring import result_dict
+from .core import legal_play_mask
+from .deal import OVER, PLAY, DealState, apply, deal_from_codes
+from .scoring import Score, result_dict, score, score_of
 
 FORMAT = "atout-deal/1"
 
@@ -93,6 +94,62 @@ def replay_record(rec: Record) -> DealState:
     return st
 
 
+def replay_result(rec: Record) -> Score:
+    """The result of ``rec`` (what :func:`replay_record` then :func:`scoring.score` give),
+    raising RecordError at the first problem, as :func:`replay_record` does."""
+    result = _replay_fast(rec)
+    if result is None:
+        return score(replay_record(rec))  # raises the exact RecordError
+    return result
+
+
+def _replay_fast(rec: Record) -> Score | None:
+    """The result of a legal, complete record, or None at the first anything else.
+
+    The deal is dealt, and the bids, the discard and the chelem decision applied, by
+    :func:`deal.apply`; then the cards are played on one core position, each checked on
+    bitmasks as ``apply`` checks it (the seat to play, a known card, legal from its hand,
+    R7.1-R7.6). An illegal or unknown card, a wrong seat, a poignée (rare: it is checked by
+    ``apply``) or any other action, an action after the end, an unfinished deal: None, and
+    :func:`replay_record` replays the record from the start to find and word the error."""
+    if rec.format != FORMAT or len(rec.hands) != 4:
+        return None
+    try:
+        st = deal_from_codes(rec.dealer, rec.hands, rec.chien)
+    except ValueError:
+        return None
+    actions = rec.actions
+    n = len(actions)
+    k = 0
+    try:
+        while st.phase != PLAY:
+            if st.phase == OVER:  # annulled (R3)
+                return score(st) if k == n else None
+            if k == n:
+                return None
+            st = apply(st, actions[k])
+            k += 1
+    except IllegalAction:
+        return None
+    assert st.pos is not None
+    if n - k != 72:  # 72 cards exactly, nothing after them (a poignée goes the slow way)
+        return None
+    pos = st.pos.copy()
+    hands = pos.hands
+    index = INDEX
+    lpm = legal_play_mask
+    play = pos.play
+    for a in actions[k:]:
+        if type(a) is not Play:
+            return None
+        seat = a.seat
+        card = index.get(a.card, -1)
+        if seat != pos.turn or card < 0 or not lpm(hands[seat], pos.lead, pos.hi) >> card & 1:
+            return None
+        play(card)
+    return score_of(pos)
+
+
 def decode_record(data: bytes | str) -> Record:
     """Strictly decode one record. Raises RecordError(-1) on bad JSON or a bad shape."""
     try:
@@ -104,10 +161,10 @@ def decode_record(data: bytes | str) -> Record:
 def replay_line(data: bytes | str) -> tuple[bool, dict[str, Any]]:
     """Replay one JSON record: (ok, result object or error object)."""
     try:
-        st = replay_record(decode_record(data))
+        result = replay_result(decode_record(data))
     except RecordError as e:
         return False, {"error": {"action_index": e.index, "reason": e.reason}}
-    return True, result_dict(st)
+    return True, result.to_dict()
 
 
 def _action_dict(a: Action) -> dict[str, Any]:

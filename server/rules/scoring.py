@@ -7,8 +7,9 @@ parts and writes them as the ``result`` object of ``atout-deal/1``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .actions import CONTRACTS, MULTIPLIERS
 from .core import TARGETS_HALF, Position
@@ -22,8 +23,7 @@ def num(halves: int) -> int | float:
     return halves // 2 if halves % 2 == 0 else halves / 2
 
 
-@dataclass(frozen=True, slots=True)
-class Count:
+class Count(msgspec.Struct, frozen=True):
     """Where the cards went (R8, R9.1), in half points."""
 
     taker_pile: int  # card mask of the taker's pile (before R8.1 transfers)
@@ -40,8 +40,7 @@ def count(st: DealState) -> Count:
     return Count(pos.taker_pile, pos.taker_half, pos.taker_tricks, pos.ex_slam)
 
 
-@dataclass(frozen=True, slots=True)
-class Score:
+class Score(msgspec.Struct, frozen=True):
     """A finished deal's result (deal-record.md), amounts in half points."""
 
     status: str
