@@ -365,6 +365,102 @@ def test_random_deals_score_consistently(spec: tuple[int, int, int | None, int, 
     check_finished(state)
 
 
+# ---------------------------------------------------------------------------- slams
+
+EXCUSE = 77
+PETIT = 56
+
+
+SLAM_CASES = [
+    (i, contract, announce, excuse_with_taker, excuse_trick, petit_trick)
+    for i, (contract, announce, (excuse_with_taker, excuse_trick), petit_trick) in enumerate(
+        (c, a, e, p)
+        for c in ("prise", "garde", "garde_sans", "garde_contre")
+        for a in (False, True)
+        for e in ((True, 17), (True, 6), (False, -1))
+        for p in (16, 17, 4)
+    )
+]
+
+
+def slam_deal(seed: int, dealer: int, excuse_with_taker: bool) -> tuple[DealState, int]:
+    """The first bidder holds T1 and T6..T21 (and the Excuse, or a plain card while a defender
+    has it); the chien holds T2..T5: the defenders have no trump, and a taker who leads every
+    trick wins them all."""
+    rng = random.Random(seed)
+    taker = (dealer + 1) % 4
+    plain = list(range(56))
+    rng.shuffle(plain)
+    hand = [PETIT, *TRUMPS[5:]] + ([EXCUSE] if excuse_with_taker else [plain.pop()])
+    chien = [*TRUMPS[1:5], plain.pop(), plain.pop()]
+    rest = plain + ([] if excuse_with_taker else [EXCUSE])
+    rng.shuffle(rest)
+    masks = []
+    for s in range(4):
+        cards = hand if s == taker else [rest.pop() for _ in range(18)]
+        masks.append(sum(1 << c for c in cards))
+    return deal_from_masks(dealer, masks, sum(1 << c for c in chien)), taker
+
+
+@pytest.mark.parametrize(
+    ("seed", "contract", "announce", "excuse_with_taker", "excuse_trick", "petit_trick"),
+    SLAM_CASES,
+)
+def test_slams_score_as_the_rules_say(
+    seed: int,
+    contract: str,
+    announce: bool,
+    excuse_with_taker: bool,
+    excuse_trick: int,
+    petit_trick: int,
+) -> None:
+    """Deals the taker can win trick by trick, announced or not (R6.1, R6.2), with the Excuse
+    led to the last trick (R8.3) or played earlier (R8.4: that trick is lost) or held by a
+    defender, the Petit in trick 17 or 18 or earlier (R10.2: trick 17 counts after an Excuse
+    slam), poignées (R10.3), every contract: every step checked as in the property tests
+    (random choices otherwise), the result recounted with the RULES.md formulas (R10.4). Not
+    left to hypothesis: each of these cases must run every time."""
+    state, taker = slam_deal(seed, seed % 4, excuse_with_taker)
+    rng = random.Random(seed)
+    state = apply(state, Bid(taker, contract))  # type: ignore[arg-type]
+    while state.phase == BIDDING:
+        state = apply(state, Bid(state.turn, "pass"))
+    if state.phase == DISCARD:
+        state = apply(state, choose(state, rng))
+    state = apply(state, Chelem(taker, announce))
+    while state.phase != OVER:
+        for action, rule in wrong_actions(state, rng):
+            check_rejected(state, action, rule)
+        action = choose(state, rng)
+        if state.turn == taker and type(action) is Play:
+            # The taker's plan: the Excuse and the Petit at their tricks, else any other card.
+            legal = legal_actions(state)
+            assert legal is not None
+            n = len(state.tricks)
+            cards = set(legal.plays)
+            if n == excuse_trick and "EX" in cards:
+                action = Play(taker, "EX")
+            elif n == petit_trick and "T1" in cards:
+                action = Play(taker, "T1")
+            elif cards - {"EX", "T1"}:
+                action = Play(taker, rng.choice(sorted(cards - {"EX", "T1"})))
+        prev = state
+        state = apply(state, action)
+        check_cards_in_one_place(state)
+        check_views(prev, action, state)
+    res = check_finished(state)
+    takers = sum(w == taker for _, _, w in state.tricks)
+    if excuse_with_taker and excuse_trick < 17:
+        assert takers < 18  # R8.4: the trick of the Excuse is lost
+    if excuse_with_taker and excuse_trick == 17 and petit_trick < 17:
+        assert takers == 18  # R8.3: the Excuse led to the last trick wins it
+        assert res["petit_au_bout"] == (10 * res["multiplier"] if petit_trick == 16 else 0)
+    if takers == 18:
+        assert res["chelem"] == (400 if announce else 200)
+    elif announce:
+        assert res["chelem"] == -200
+
+
 def r66_boundary_deal(seed: int, trumps_in_24: int) -> tuple[DealState, int]:
     """A deal whose first bidder's 24 cards (hand and chien) are the four kings, exactly
     ``trumps_in_24`` trumps from T2 up and plain cards: with 15 trumps there are five plain
