@@ -78,7 +78,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 }
 _COMMAND_OF = {w: c for c, words in COMMANDS.items() for w in words}
 _RULE_IN_TEXT = re.compile(r"\b(R\d+(?:\.\d+)?)\b")
-REMINDERS = (30, 10)  # seconds left on a turn timer when the player is reminded
+REMINDERS = (30, 10, 5)  # seconds left on a turn timer when the player is reminded
 
 
 def command_of(text: str) -> tuple[str | None, str]:

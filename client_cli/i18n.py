@@ -82,7 +82,7 @@ EN: dict[str, str] = {
     "rank.K": "king",
     "card.plain": "{rank} of {suit}",
     "card.trump": "trump {n}",
-    "card.petit": "the Petit (trump 1)",
+    "card.petit": "the Petit, trump 1",
     "card.monde": "trump 21",
     "card.excuse": "the Excuse",
     # --- contracts, phases, levels
@@ -774,7 +774,7 @@ CS: dict[str, str] = {
     "rank.K": "král",
     "card.plain": "{suit} {rank}",
     "card.trump": "trumf {n}",
-    "card.petit": "Petit (trumf 1)",
+    "card.petit": "Petit, trumf 1",
     "card.monde": "trumf 21",
     "card.excuse": "Výmluva",
     "contract.pass": "pas",

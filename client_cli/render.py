@@ -307,7 +307,9 @@ def _deal_lines(model: TableModel, d: DealModel, tr: Tr, cs: CardStyle) -> list[
     if d.chien:
         lines.append(tr_text(tr, "screen.chien", {"cards": cs.row(C.sort_cards(d.chien))}))
     elif d.contract in ("garde_sans", "garde_contre"):
-        lines.append(Text(tr("screen.chien_hidden", contract=tr.contract(d.contract)), style="dim"))
+        lines.append(
+            Text(tr("screen.chien_hidden", contract=tr.contract_short(d.contract)), style="dim")
+        )
     if d.discard and model.seat is not None and model.seat == d.taker:
         lines.append(tr_text(tr, "screen.your_discard", {"cards": cs.row(C.sort_cards(d.discard))}))
     elif d.discard_trumps:

@@ -213,7 +213,7 @@ def test_card_names_are_translated() -> None:
     assert cs.card_name("SC") == "pikový jezdec"
     assert cs.card_name("H7") == "srdcová sedmička"
     assert cs.card_name("EX") == "Výmluva"
-    assert cs.card_name("T1") == "Petit (trumf 1)"
+    assert cs.card_name("T1") == "Petit, trumf 1"
 
 
 # ---------------------------------------------------------------------- the model
@@ -1218,6 +1218,12 @@ def test_a_rendered_deal_has_no_wrong_plural(lang: str) -> None:
     text = out.getvalue()
     assert not WRONG[lang].search(text), WRONG[lang].search(text)
     assert not tr.missing
+    for line in text.splitlines():  # item 23: no nested parentheses, in any language
+        depth = 0
+        for ch in line:
+            depth += ch == "("
+            depth -= ch == ")"
+            assert depth <= 1, line
 
 
 def test_names_from_other_players_cannot_drive_the_terminal() -> None:
@@ -1232,3 +1238,46 @@ def test_names_from_other_players_cannot_drive_the_terminal() -> None:
     listing = _render(tables_view([info], Tr("en"), "ws://x"))
     assert "\x1b" not in listing and "evil\\x1b]0;pwned" in listing
     assert safe("a\nb\tc\x9b") == "a\nb\tc\\x9b"
+
+
+def test_tables_show_the_first_page_and_can_list_them_all() -> None:
+    """Interface 3: `atout tables` shows the first page and says how many there are;
+    `--all` follows `next` to the end."""
+    import argparse
+    import asyncio
+
+    from client_cli.app import UI
+    from client_cli.main import _list_tables
+
+    pages = {
+        None: {"type": "tables", "tables": [{**_info("waiting"), "table": "A"}], "next": "c1",
+               "total": 2},
+        "c1": {"type": "tables", "tables": [{**_info("playing"), "table": "B"}], "next": None,
+               "total": 2},
+    }  # fmt: skip
+
+    class Pages(FakeLink):
+        async def call(self, body: dict[str, Any], timeout: float = 15) -> dict[str, Any]:
+            self.sent.append(body)
+            return pages[body.get("cursor")]
+
+    for all_pages, want in ((False, ["A"]), (True, ["A", "B"])):
+        out = io.StringIO()
+        ui = UI(Tr("en"), out=out)
+        ui.console = Console(file=out, width=120, color_system=None)
+        link = Pages()
+        args = argparse.Namespace(all=all_pages, json=False)
+        assert asyncio.run(_list_tables(args, link, ui, Tr("en"), "ws://x")) == 0  # type: ignore[arg-type]
+        text = out.getvalue()
+        assert [t for t in ("A", "B") if f" {t} " in text] == want
+        assert ("`atout tables --all` lists them all" in text) == (not all_pages)
+        assert len(link.sent) == len(want)
+
+
+def test_ai_levels_come_from_the_server_when_it_says() -> None:
+    """Interface 4: the levels of `welcome.ai_levels`, in its order; the usual three else."""
+    from client_cli.main import ai_levels
+
+    offered = [{"level": "easy", "description": "e"}, {"level": "strong", "description": "s"}]
+    assert [lv["level"] for lv in ai_levels({"ai_levels": offered})] == ["easy", "strong"]
+    assert [lv["level"] for lv in ai_levels({})] == ["easy", "normal", "strong"]
