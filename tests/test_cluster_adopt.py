@@ -26,6 +26,7 @@ from typing import Any
 
 from helpers_server import TIMEOUT, Client, choose, is_event, table_finished
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidHandshake
 
 from server.store import is_postgres, open_registry, open_store
 
@@ -129,7 +130,9 @@ class Ann:
                     if w.get("type") == "error" and w.get("code") == "wrong_worker":
                         url = w["details"]["url"]
                         w = await asyncio.wait_for(self.hello(url), 5)
-                except (OSError, TimeoutError, AssertionError):
+                except (OSError, TimeoutError, AssertionError, InvalidHandshake):
+                    # InvalidHandshake: a worker being killed may accept the TCP connection
+                    # and close it before answering the upgrade (seen on a loaded machine)
                     continue
                 if w.get("type") == "welcome" and w.get("resumed"):
                     return str(url)
