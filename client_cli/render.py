@@ -144,13 +144,15 @@ def hand_view(
             else:
                 line.append_text(cs.text(code, dim=bool(numbers)))
         grid.add_row(label, line)
+    body: RenderableType = grid
+    if numbers:  # inside the panel, so that a narrow hand never cuts it short
+        body = Group(grid, Text(tr(legend), style="dim"))
     return Panel(
-        grid,
+        body,
         title=tr("screen.hand", n=len(hand)),
         title_align="left",
         box=box.ROUNDED,
-        subtitle=tr(legend) if numbers else None,
-        subtitle_align="left",
+        expand=False,
     )
 
 

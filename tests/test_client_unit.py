@@ -1018,6 +1018,8 @@ def test_layout_fits_narrow_and_wide_terminals() -> None:
     assert "Score" in narrow and "Tricks" in narrow
     wide = _render(table_view(m, Tr("en"), CS, 200), width=200)
     assert max(len(ln) for ln in wide.splitlines()) <= 120
+    hand = _render(hand_view(m.deal.hand, CS, Tr("en"), {m.deal.hand[0]: 1}), width=200)
+    assert max(len(ln) for ln in hand.splitlines()) <= 120  # the hand does not stretch either
 
 
 def test_the_compass_shows_who_sits_left_across_and_right() -> None:
