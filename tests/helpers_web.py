@@ -282,6 +282,7 @@ def state(page: Any) -> dict[str, Any]:
           result: m.lastResult && m.lastResult.result, deal_no: m.info && m.info.deal_no,
           missing: [...window.__atoutMissing],
           sheet: !!document.querySelector('#dlg-sheet[open]'),
+          history: m.history.map((x) => x.deal_no),
         };
     }"""
     )

@@ -95,6 +95,11 @@ def test_a_deal_against_three_ai_by_clicking(
         page.screenshot(path=str(shots / "review-trick.png"))
         page.keyboard.press("Escape")
         _check_review_points(page)
+        # The deal can be reviewed again from the side panel's list of deals.
+        page.click('[data-key="past-1"]')
+        page.wait_for_selector("#dlg-review[open] #review-step")
+        assert "1" in page.inner_text("#review-step")
+        page.keyboard.press("Escape")
     assert state(page)["missing"] == []
 
 
@@ -305,3 +310,36 @@ def test_a_poignee_chosen_card_by_card(browser: Any, tmp_path: Any) -> None:
         ctx.close()
         srv.stop()
     watch.check()
+
+
+def test_a_two_deal_game_then_another_game(browse: Any, web_server: ThreadServer) -> None:
+    page = browse()
+    page.goto(web_server.url + "/")
+    page.fill("#name", "Sam")
+    page.click("#create-box summary")
+    page.fill("#c-deals", "2")
+    page.click("#create-go")
+    page.click("#start")
+    page.wait_for_selector(".tableview[data-state=playing]")
+
+    def sheet_after(n: int) -> None:
+        deadline = time.monotonic() + 90
+        while not (page.locator("#dlg-sheet[open]").count() and len(state(page)["history"]) >= n):
+            assert time.monotonic() < deadline, state(page)
+            if not act_once(page):
+                page.wait_for_timeout(25)
+
+    sheet_after(1)
+    # The next deal begins behind the sheet; the sheet says so and waits for the player.
+    page.wait_for_function(
+        "() => /Deal 2 has started/.test(document.getElementById('sheet-next').textContent)"
+    )
+    page.click("#sheet-close")
+    assert "Deal 2 of 2" in page.inner_text("#deal-no")
+    sheet_after(2)
+    page.wait_for_selector("#sheet-final")
+    assert page.locator(".sheet-series tbody tr").count() == 2
+    page.click("#sheet-close")
+    page.click("#restart")
+    page.wait_for_function("() => window.__atout.view.model.info.series === 2")
+    page.wait_for_selector("text=game 2")

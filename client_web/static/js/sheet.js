@@ -96,6 +96,7 @@ export function openReview(view, r) {
 
   function draw() {
     clear(body);
+    counter.dataset.step = String(step);
     const had = document.activeElement;
     prev.disabled = step === 0;
     next.disabled = step === steps - 1;
@@ -103,12 +104,12 @@ export function openReview(view, r) {
     if (had === next && next.disabled) prev.focus();
     if (had === prev && prev.disabled) next.focus();
     if (step === 0) {
-      counter.textContent = t("review.hands");
+      counter.textContent = t("review.step", { n: step + 1, total: steps });
       body.append(h("h3", {}, t("review.hands")),
         ...rec.hands.map((hand, s) => h("div", { class: "rv-hand" }, h("p", {}, view.seatName(s) + (s === rec.dealer ? ` (${t("seat.dealer")})` : "")), cardsRow(sortHand(hand)))),
         h("div", { class: "rv-hand" }, h("p", {}, t("review.chien")), cardsRow(rec.chien)));
     } else if (step === 1) {
-      counter.textContent = t("review.bidding");
+      counter.textContent = t("review.step", { n: step + 1, total: steps });
       const bids = rv.bids.map((b) => h("li", {}, `${view.seatName(b.seat)}: ${t("contract." + b.contract)}`));
       body.append(h("h3", {}, t("review.bidding")), h("ol", { class: "rv-bids" }, bids));
       if (rv.discard) body.append(h("p", {}, t("review.discard", { name: view.seatName(taker) })), cardsRow(rv.discard));
@@ -118,7 +119,7 @@ export function openReview(view, r) {
       for (const pg of rv.poignees) body.append(h("p", {}, t("review.poignee", { name: view.seatName(pg.seat), n: pg.cards.length })), cardsRow(pg.cards));
     } else if (step < steps - 1) {
       const tr = rv.tricks[step - 2];
-      counter.textContent = t("review.trick_of", { n: tr.number, total: rv.tricks.length });
+      counter.textContent = t("review.step", { n: step + 1, total: steps });
       const hands = handsBefore(step - 2);
       const played = new Set(tr.cards);
       body.append(h("h3", {}, t("review.trick_of", { n: tr.number, total: rv.tricks.length })),
@@ -129,7 +130,7 @@ export function openReview(view, r) {
         h("h4", {}, t("review.hands_now")),
         ...hands.map((hand, s) => h("div", { class: "rv-hand small" }, h("p", {}, view.seatName(s) + (s === taker ? ` (${t("seat.taker")})` : "")), cardsRow(hand, played))));
     } else {
-      counter.textContent = t("review.end");
+      counter.textContent = t("review.step", { n: step + 1, total: steps });
       const fromTricks = rv.tricks.length ? rv.tricks[rv.tricks.length - 1].running : 0;
       const rest = res.taker_points - fromTricks;
       body.append(h("h3", {}, t("review.end")),

@@ -589,10 +589,10 @@ export class TableView {
     return h("div", { class: `seat pos-${pos}` + (turn ? " turn" : "") + (seat === m.seat ? " me" : ""), id: "seat-" + pos, role: "group", "aria-label": label, dataset: { seat: String(seat) } },
       h("div", { class: "seat-name" }, h("span", { class: "dot " + (s.kind === "human" ? (s.connected ? "on" : "off") : "ai"), "aria-hidden": "true" }),
         this.seatName(seat), seat !== m.seat && s.kind === "human" ? h("span", { class: "where" }, t("pos." + pos)) : null,
-        turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, t("seat.to_act")) : null),
+        turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, t("seat.to_act")) : null,
+        turn && seat === m.seat && this.deadline ? h("span", { class: "timer", id: "timer", role: "timer" }, "") : null),
       h("div", { class: "seat-tags" }, tags),
-      h("div", { class: "seat-lines" }, lines, h("span", { class: "score" }, t("seat.score", { n: score }))),
-      turn && seat === m.seat && this.deadline ? h("div", { class: "timer", id: "timer", role: "timer" }, "") : null);
+      h("div", { class: "seat-lines" }, lines, h("span", { class: "score" }, t("seat.score", { n: score }))));
   }
 
   renderCenter() {

@@ -392,6 +392,7 @@ export default {
   "sheet.continue": "Pokračovat",
   "sheet.next_started": "Začalo rozdání {n}.",
   "review.title": "Rozdání {n}, zdvih po zdvihu",
+  "review.step": "Krok {n} z {total}",
   "review.prev": "Zpět",
   "review.next": "Dál",
   "review.hands": "Rozdané karty",

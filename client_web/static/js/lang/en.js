@@ -375,6 +375,7 @@ export default {
   "sheet.continue": "Continue",
   "sheet.next_started": "Deal {n} has started.",
   "review.title": "Deal {n}, trick by trick",
+  "review.step": "Step {n} of {total}",
   "review.prev": "Back",
   "review.next": "Next",
   "review.hands": "The hands as dealt",

@@ -375,6 +375,7 @@ export default {
   "sheet.continue": "Continuer",
   "sheet.next_started": "La donne {n} a commencé.",
   "review.title": "Donne {n}, pli par pli",
+  "review.step": "Étape {n} sur {total}",
   "review.prev": "Précédent",
   "review.next": "Suivant",
   "review.hands": "Les mains distribuées",
