@@ -414,3 +414,41 @@ def test_a_table_for_friends_with_a_turn_timer_and_ai_levels(
     other.wait_for_selector("#lobby-title")
     other.wait_for_timeout(200)
     assert "Timed" not in other.inner_text(".lobby")
+
+
+def test_a_bad_link_a_full_table_and_a_name_with_markup(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    page = browse()
+    page.goto(web_server.url + "/#/t/NoSuchTable0")
+    page.wait_for_selector("text=This table does not exist or is closed.")
+    assert page.locator('a[href="#/"]').count()
+    # A name is text, never markup, wherever it is shown (lobby, seats, sheet).
+    evil = '<img src=x onerror="window.__pwned=1">'
+    host = browse()
+    host.goto(web_server.url + "/")
+    host.fill("#name", evil[:32])
+    host.click("#create-box summary")
+    host.fill("#c-name", "<b>bold</b> table")
+    host.uncheck("#c-sit")
+    host.click("#create-go")
+    host.wait_for_selector(".tableview")
+    link = web_server.url + "/#/t/" + host.url.rsplit("/", 1)[1]
+    players = []
+    for name in ("P1", "P2", "P3", evil[:32]):
+        p = browse()
+        p.goto(web_server.url + "/")
+        p.fill("#name", name)
+        p.locator("#name").dispatch_event("change")
+        p.goto(link)
+        p.wait_for_selector(".tableview .seat.me")
+        players.append(p)
+    # A fifth person following the link finds four players seated and watches instead.
+    late = browse()
+    late.goto(link)
+    late.wait_for_selector("text=Four players are already seated: you are watching.")
+    assert late.locator(".hand .card").count() == 0
+    seat_names = late.locator(".seat .seat-name").all_inner_texts()
+    assert any(evil[:32] in n for n in seat_names), seat_names
+    assert late.evaluate("window.__pwned") is None and late.locator(".seat img").count() == 0
+    assert "<b>bold</b> table" in late.inner_text(".tv-title h1")

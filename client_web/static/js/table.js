@@ -686,6 +686,7 @@ export class TableView {
       this.notice.rule ? h("button", { type: "button", class: "linklike", id: "see-rule", onclick: () => openRules(this.app, this.notice.rule) }, t("action.see_rule", { rule: this.notice.rule })) : null) : null;
     if (m.seat == null) {
       box.append(h("p", { class: "muted" }, t("action.spectator")));
+      if (notice) box.append(notice);
       return box;
     }
     if (!p) {
