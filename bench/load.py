@@ -648,6 +648,7 @@ def start_atout(tmp: str, max_tables: int) -> Server:
         "--db", os.path.join(tmp, "bench.db"),
         "--think-delay", "0", "--deal-pause", "0",
         "--max-tables", str(max_tables),
+        "--max-connections-per-address", "1000000",  # every client comes from 127.0.0.1
         "--log-level", "warning",
     ]  # fmt: skip
     log = open(os.path.join(tmp, "server.log"), "wb")  # noqa: SIM115 - the child writes it
