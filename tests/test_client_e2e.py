@@ -449,17 +449,17 @@ def test_a_cut_connection_is_resumed_and_the_deal_finishes(
         (
             "en",
             ("Deal 1 — dealer", "Final standings", "Standings after deal"),
-            ("Taker's points", "Per defender"),
+            ("Card points", "each defender"),
         ),
         (
             "fr",
             ("Donne 1 — donneur", "Classement final", "Classement après la donne"),
-            ("Points du preneur", "Par défenseur"),
+            ("Bilan", "chaque défenseur"),
         ),
         (
             "cs",
             ("Rozdání 1 — rozdává", "Konečné pořadí", "Pořadí po rozdání"),
-            ("Body hráče", "Na obránce"),
+            ("Vyúčtování", "každý obránce"),
         ),
     ],
 )
