@@ -379,8 +379,11 @@ class Cluster:
         # out: after a long pause, a lost connection...); and what we may adopt.
         held = await self._call("owned_tables", self.worker)
         for tid, epoch in list(self.epochs.items()):
-            if held.get(tid) != epoch and tid in self.lobby.tables:
-                self._lose(tid, "lease lapsed" if lapsed else "owner row changed")
+            if tid in self.lobby.tables:
+                if held.get(tid) != epoch:
+                    self._lose(tid, "lease lapsed" if lapsed else "owner row changed")
+            elif tid not in held:  # closed here, and its owner row says so: forget it
+                del self.epochs[tid]
         if not self.lobby.shutting_down and not self._closed and self.url:
             await self._adopt()
 
@@ -438,11 +441,11 @@ class Cluster:
         return tid
 
     def released(self, table_id: str) -> None:
-        """A table closed. At shutdown its row stays: a restart may rebuild the table."""
+        """A table closed. At shutdown its row stays: a restart may rebuild the table. Its
+        epoch stays known (its last writes, queued right after, carry it as their fence) until
+        a heartbeat finds its owner row closed."""
         if not self.lobby.shutting_down and table_id in self.epochs:
-            fence = self.fence(table_id)
-            self.epochs.pop(table_id, None)
-            self._write("close_table", table_id, time.time(), fence)
+            self._write("close_table", table_id, time.time(), self.fence(table_id))
             self._wake.set()
 
     def _hash_of(self, key: str) -> str:
