@@ -413,7 +413,7 @@ class Spec:
     """What one client process does (sent to it at start)."""
 
     mode: str  # ai | humans | idle | echo
-    url: str
+    url: str  # one URL, or several separated by spaces (a cluster: tables spread over them)
     n: int
     first: int  # global index of its first client (names and seeds)
     pace: float
@@ -449,8 +449,12 @@ async def _setup(spec: Spec, stats: Stats) -> tuple[list[Conn], list[Any]]:
     def rng(i: int) -> random.Random:
         return random.Random(spec.seed * 1_000_003 + spec.first + i)
 
+    urls = spec.url.split()
+
     async def player(i: int) -> Player:
-        ws = await _open(spec.url)
+        # a cluster: each table on one worker, tables spread evenly (a table's four together)
+        table_no = (spec.first + i) // (4 if spec.mode == "humans" else 1)
+        ws = await _open(urls[table_no % len(urls)])
         p = Player(ws, stats, spec.pace, rng(i))
         conns.append(p)
         p.start()
@@ -601,27 +605,52 @@ def _free_port() -> int:
 
 
 class Server:
-    """A server process started by this script, and its /proc readings."""
+    """A server process started by this script, and its /proc readings. With ``workers`` it is
+    a cluster's supervisor: its workers listen on ``port``..``port + workers - 1`` and the
+    readings add up the worker processes."""
 
-    def __init__(self, name: str, popen: subprocess.Popen[bytes], port: int) -> None:
+    def __init__(
+        self, name: str, popen: subprocess.Popen[bytes], port: int, workers: int = 0
+    ) -> None:
         self.name = name
         self.popen = popen
         self.pid = popen.pid
         self.port = port
-        self.url = f"ws://127.0.0.1:{port}/"
+        self.ports = [port + n for n in range(workers)] if workers else [port]
+        self.url = " ".join(f"ws://127.0.0.1:{p}/" for p in self.ports)
+
+    def pids(self) -> list[int]:
+        if len(self.ports) == 1:
+            return [self.pid]
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/children") as f:
+                return [int(x) for x in f.read().split()]
+        except OSError:
+            return []
 
     def cpu_seconds(self) -> float:
-        with open(f"/proc/{self.pid}/stat") as f:
-            data = f.read()
-        fields = data[data.rindex(")") + 2 :].split()
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+        total = 0.0
+        for pid in self.pids():
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            fields = data[data.rindex(")") + 2 :].split()
+            total += (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+        return total
 
     def _status(self, key: str) -> int:
-        with open(f"/proc/{self.pid}/status") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])  # kB
-        return 0
+        total = 0
+        for pid in self.pids():
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    for line in f:
+                        if line.startswith(key + ":"):
+                            total += int(line.split()[1])  # kB
+            except OSError:
+                continue
+        return total
 
     def rss_kib(self) -> int:
         return self._status("VmRSS")
@@ -640,35 +669,64 @@ class Server:
         return self.popen.returncode
 
 
-def start_atout(tmp: str, max_tables: int) -> Server:
-    port = _free_port()
+def start_atout(tmp: str, max_tables: int, workers: int = 0, db: str | None = None) -> Server:
+    """The Atout server (``workers`` > 0: a cluster of that many workers under a supervisor) on
+    ``db`` (default: a new SQLite file in ``tmp``)."""
+    port = _free_port() if not workers else _free_ports(workers)
     cmd = [
         sys.executable, "-m", "server.cli", "serve",
         "--host", "127.0.0.1", "--port", str(port),
-        "--db", os.path.join(tmp, "bench.db"),
+        "--db", db or os.path.join(tmp, "bench.db"),
         "--think-delay", "0", "--deal-pause", "0",
         "--max-tables", str(max_tables),
         "--max-connections-per-address", "1000000",  # every client comes from 127.0.0.1
         "--log-level", "warning",
     ]  # fmt: skip
+    if workers:
+        cmd += ["--workers", str(workers)]
     log = open(os.path.join(tmp, "server.log"), "wb")  # noqa: SIM115 - the child writes it
     popen = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     log.close()
-    srv = Server("atout", popen, port)
+    srv = Server("atout", popen, port, workers)
     deadline = time.monotonic() + 30
+    ready: set[int] = set()
     while True:
         if popen.poll() is not None:
             raise RuntimeError(f"the Atout server exited ({popen.returncode}): {_log_tail(tmp)}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-                if r.status == 200:
-                    return srv
-        except OSError:
-            pass
+        for p in srv.ports:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{p}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        ready.add(p)
+            except OSError:
+                pass
+        if ready == set(srv.ports):
+            return srv
         if time.monotonic() > deadline:
             srv.stop()
             raise RuntimeError(f"the Atout server did not start: {_log_tail(tmp)}")
         time.sleep(0.1)
+
+
+def _free_ports(n: int) -> int:
+    """A port P such that P..P+n-1 are all free now."""
+    for _ in range(100):
+        p = _free_port()
+        if p + n > 65535:
+            continue
+        socks = []
+        try:
+            for k in range(n):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", p + k))
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+        return p
+    raise RuntimeError(f"no {n} consecutive free ports")
 
 
 def start_echo() -> Server:
@@ -694,10 +752,13 @@ def _log_tail(tmp: str) -> str:
 
 
 def scrape(srv: Server) -> dict[str, float]:
-    """The server's /metrics, summed over labels except errors (kept per code)."""
+    """The server's /metrics (every worker's, added up), summed over labels except errors
+    (kept per code)."""
     out: dict[str, float] = {}
-    with urllib.request.urlopen(f"http://127.0.0.1:{srv.port}/metrics", timeout=10) as r:
-        text = r.read().decode()
+    text = ""
+    for p in srv.ports:
+        with urllib.request.urlopen(f"http://127.0.0.1:{p}/metrics", timeout=10) as r:
+            text += r.read().decode() + "\n"
     for line in text.splitlines():
         if not line or line[0] == "#":
             continue
@@ -980,6 +1041,14 @@ def main(argv: list[str] | None = None) -> int:
         "--no-echo", action="store_true", help="skip the echo runs (A/B runs of the server only)"
     )
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--workers", type=int, default=0, help="run the server as a cluster of N workers"
+    )
+    ap.add_argument(
+        "--db",
+        help="the server's database: a SQLite path or a postgresql:// URL (default: a"
+        " new SQLite file)",
+    )
     ap.add_argument("--quick", action="store_true", help="small and short: under a minute")
     ap.add_argument("--json", action="store_true", help="also print one JSON line of figures")
     args = ap.parse_args(argv)
@@ -1016,7 +1085,7 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {os.getloadavg()[0]:.2f}"
     )
     try:
-        atout = start_atout(tmp, max(5000, args.clients + 100))
+        atout = start_atout(tmp, max(5000, args.clients + 100), args.workers, args.db)
         echo = start_echo()
         print(f"servers: atout pid {atout.pid} {atout.url}, echo pid {echo.pid} {echo.url}")
         if args.mode in ("idle", "all"):
