@@ -233,6 +233,17 @@ async def _set_up(db: str, tmp_path: Path) -> tuple[Worker, Worker, Ann]:
     return one, two, ann
 
 
+def dump(one: Worker, two: Worker, ann: Ann) -> None:
+    """What a failing run saw (pytest shows it with the failure)."""
+    for w in (one, two):
+        print(f"--- worker {w.n} log (last lines)")
+        print("\n".join(w.lines[-40:]))
+    if ann.c is not None:
+        print("--- the player's last messages")
+        for m in ann.c.msgs[-15:]:
+            print(json.dumps(m)[:300])
+
+
 def owner_of(db: str, tid: str) -> tuple[int | None, bool]:
     reg = open_registry(db)
     try:
@@ -257,6 +268,9 @@ async def test_sigkill_a_worker_and_its_table_carries_on_elsewhere(db: str, tmp_
         assert owner != first_owner and owner is not None
         assert two.logged("adopted table")
         print(f"\nadopted and resumed {resumed_after:.2f} s after SIGKILL (lease {LEASE} s)")
+    except BaseException:
+        dump(one, two, ann)
+        raise
     finally:
         await one.stop()
         await two.stop()
@@ -288,6 +302,9 @@ async def test_sigstop_past_the_lease_and_the_woken_worker_never_writes(
         assert one.logged("served by another worker now"), "\n".join(one.lines[-20:])
         assert await ann.play(table_finished, timeout=60)
         assert owner_of(db, ann.tid)[0] == owner
+    except BaseException:
+        dump(one, two, ann)
+        raise
     finally:
         await one.stop()
         await two.stop()
