@@ -1068,12 +1068,22 @@ def main(argv: list[str] | None = None) -> int:
     _raise_nofile()
 
     tmp = tempfile.mkdtemp(prefix="atout-load-")
+    pg = None
+    if args.postgres:
+        sys.path.insert(0, os.path.join(ROOT, "tests"))
+        from helpers_pg import HOW_TO_GET_IT, PgServer, find_bindir
+
+        bindir = find_bindir()
+        if bindir is None:
+            ap.error(HOW_TO_GET_IT)
+        pg = PgServer(bindir, durable=True).start()
+        args.db = pg.url()
     atout: Server | None = None
     echo: Server | None = None
     report: dict[str, Any] = {
         "settings": {
             k: getattr(args, k)
-            for k in ("mode", "clients", "duration", "warmup", "pace", "procs", "seed")
+            for k in ("mode", "clients", "duration", "warmup", "pace", "procs", "seed", "workers")
         },
         "machine": {"cpus": os.cpu_count(), "loadavg_start": os.getloadavg()[0]},
         "phases": {},
@@ -1122,6 +1132,8 @@ def main(argv: list[str] | None = None) -> int:
                 started.stop()
         log = _log_tail(tmp) if atout is not None else ""
         shutil.rmtree(tmp, ignore_errors=True)
+        if pg is not None:
+            pg.stop()
     log_errors = sum(1 for ln in log.splitlines() if " ERROR " in ln or "Traceback" in ln)
     report["server_log_errors"] = log_errors
     if log_errors:

@@ -1,4 +1,4 @@
-"""Admin subcommands of ``atout-server``: ``export``, ``scores`` and ``backup``.
+"""Admin subcommands of ``atout-server``: ``export``, ``scores``, ``backup`` and ``migrate-db``.
 
 ``server/cli.py`` imports this module while it builds its parser, for every command including
 ``replay``, so nothing heavy is imported here at module level: the store (and sqlite-utils) is
@@ -24,7 +24,7 @@ def _db_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--db",
         default=os.environ.get("ATOUT_DB", "atout.db"),
-        help="SQLite file (ATOUT_DB; default ./atout.db)",
+        help="SQLite file or postgresql:// URL (ATOUT_DB; default ./atout.db)",
     )
 
 
@@ -66,15 +66,31 @@ def add_admin_commands(sub: Any) -> None:
         "backup",
         help="copy the live database to DEST (online, consistent)",
         description=(
-            "Online backup with VACUUM INTO: safe while the server runs; DEST is a compact, "
-            "self-contained SQLite file, written under a temporary name and checked before "
-            "it is renamed into place."
+            "Online backup, safe while the server runs, written under a temporary name and "
+            "checked before it is renamed into place. SQLite: VACUUM INTO, DEST a compact "
+            "self-contained SQLite file. PostgreSQL: pg_dump --format=custom (restore with "
+            "pg_restore), checked with pg_restore --list."
         ),
     )
     bk.add_argument("dest", metavar="DEST")
     _db_option(bk)
     bk.add_argument("--force", action="store_true", help="overwrite DEST if it exists")
     bk.set_defaults(func=_backup)
+
+    mg = sub.add_parser(
+        "migrate-db",
+        help="copy a whole database into another (e.g. SQLite into PostgreSQL)",
+        description=(
+            "Copy every table, finished deal, score, player and deal in progress from SRC to "
+            "DEST (each a SQLite path or a postgresql:// URL). SRC is only read (in one "
+            "snapshot); DEST is created or migrated. Rows already in DEST are kept, so an "
+            "interrupted copy can be run again. At the end both sides' exported records and "
+            "standings are compared. Stop the servers writing to SRC first."
+        ),
+    )
+    mg.add_argument("src", metavar="SRC")
+    mg.add_argument("dest", metavar="DEST")
+    mg.set_defaults(func=_migrate_db)
 
 
 def _open(path: str) -> Store:
@@ -225,5 +241,22 @@ def _backup(args: argparse.Namespace) -> int:
         return _fail("backup", e)
     finally:
         store.close()
-    print(printable(f"backed up {args.db} to {args.dest} ({os.path.getsize(args.dest)} bytes)"))
+    from server.store import describe
+
+    size = os.path.getsize(args.dest)
+    print(printable(f"backed up {describe(args.db)} to {args.dest} ({size} bytes)"))
+    return 0
+
+
+def _migrate_db(args: argparse.Namespace) -> int:
+    from server.store import describe
+    from server.store.base import StoreError
+    from server.store.copy import migrate_db
+
+    try:
+        counts = migrate_db(args.src, args.dest)
+    except StoreError as e:
+        return _fail("migrate-db", e)
+    parts = ", ".join(f"{n} {table}" for table, n in counts.items())
+    print(printable(f"copied {describe(args.src)} to {describe(args.dest)}: {parts or 'nothing'}"))
     return 0

@@ -169,6 +169,79 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX token_owner_table ON token_owner (table_id);
         """,
     ),
+    (
+        "0004_players",
+        # SQLite's 0003_players (server/store/players.py): accounts, key hashes, ratings, who sat
+        # in each seat of every finished deal, par replays. Integers where SQLite has them
+        # (flags 0/1), JSON as jsonb.
+        """
+        CREATE TABLE accounts (
+            id bigserial PRIMARY KEY,
+            ns text NOT NULL,
+            name text NOT NULL,
+            name_key text NOT NULL,
+            kind text NOT NULL,
+            password text,
+            created_at text NOT NULL,
+            last_seen text,
+            UNIQUE (ns, name_key)
+        );
+        CREATE TABLE account_keys (
+            key_hash text PRIMARY KEY,
+            account_id bigint NOT NULL REFERENCES accounts (id),
+            created_at text NOT NULL,
+            last_used text
+        );
+        CREATE INDEX account_keys_account ON account_keys (account_id);
+        CREATE TABLE ratings (
+            account_id bigint PRIMARY KEY REFERENCES accounts (id),
+            mu double precision NOT NULL,
+            sigma double precision NOT NULL,
+            deals integer NOT NULL,
+            updated_at text NOT NULL
+        );
+        CREATE TABLE deal_players (
+            table_id text NOT NULL,
+            deal_no integer NOT NULL,
+            seat integer NOT NULL,
+            account_id bigint REFERENCES accounts (id),
+            guest text,
+            ai text,
+            partial integer NOT NULL DEFAULT 0,
+            status text NOT NULL,
+            score double precision NOT NULL,
+            finished_at text NOT NULL,
+            reviewed integer NOT NULL DEFAULT 0,
+            role text,
+            won integer,
+            margin double precision,
+            petit_au_bout integer,
+            poignee text,
+            chelem integer,
+            par double precision,
+            rating_mu double precision,
+            rating_sigma double precision,
+            rating_delta double precision,
+            PRIMARY KEY (table_id, deal_no, seat),
+            FOREIGN KEY (table_id, deal_no) REFERENCES deals (table_id, deal_no)
+        );
+        CREATE INDEX deal_players_account ON deal_players (account_id, finished_at);
+        CREATE INDEX deal_players_guest ON deal_players (guest, finished_at);
+        CREATE TABLE pars (
+            table_id text NOT NULL,
+            deal_no integer NOT NULL,
+            level text NOT NULL,
+            scores jsonb NOT NULL,
+            record jsonb NOT NULL,
+            cpu_ms double precision,
+            computed_at text NOT NULL,
+            PRIMARY KEY (table_id, deal_no),
+            FOREIGN KEY (table_id, deal_no) REFERENCES deals (table_id, deal_no)
+        );
+        ALTER TABLE deals ADD COLUMN review text;
+        CREATE INDEX deals_review ON deals (review) WHERE review = 'pending';
+        """,
+    ),
 ]
 MIGRATION_NAMES = [name for name, _ in MIGRATIONS]
 
@@ -493,10 +566,12 @@ class PostgresStore:
         players: Sequence[str | None],
         scores: Sequence[float],
         finished_at: str | None = None,
+        *,
+        seats: Sequence[dict[str, Any]] | None = None,
     ) -> None:
         """Store a finished deal and add its scores to the cumulative ones, in one transaction
         (as ``SqliteStore.record_deal``: idempotent; a different record under the same number
-        raises StoreConflict)."""
+        raises StoreConflict; ``seats``: who sat in each seat, for ``deal_players``)."""
         rec = json_value(record)
         result = check_record(rec, players, scores)
         deal_scores = [num(float(x)) for x in scores]
@@ -567,6 +642,7 @@ class PostgresStore:
                     ' last_seen = GREATEST(players.last_seen COLLATE "C", excluded.last_seen)',
                     [(n, at, at) for n in humans],
                 )
+            _record_seats(c, table_id, deal_no, status, players, seats, deal_scores, at)
 
         self._tx(tx)
 
@@ -932,7 +1008,16 @@ class PostgresStore:
             )
             for r in rows
         ]
-        self._tx(lambda c: c.executemany(query, values))
+
+        def tx(c: psycopg.Cursor[Any]) -> None:
+            c.executemany(query, values)
+            if table == "accounts":  # ids were copied: the sequence goes on after them
+                c.execute(
+                    "SELECT setval(pg_get_serial_sequence('accounts', 'id'),"
+                    " GREATEST((SELECT COALESCE(MAX(id), 0) FROM accounts), 1))"
+                )
+
+        self._tx(tx)
 
     # -- maintenance --
 
@@ -1037,6 +1122,44 @@ def _fast_actions(
         raise _FastRefused() from e
     for i in idx:
         results[i] = None
+
+
+def _record_seats(
+    c: psycopg.Cursor[Any],
+    table_id: str,
+    deal_no: int,
+    status: str,
+    players: Sequence[str | None],
+    seats: Sequence[dict[str, Any]] | None,
+    scores: Sequence[float],
+    at: str,
+) -> None:
+    """Who sat in each seat of a finished deal (``deal_players``; as
+    ``server.store.players.PlayerStore._record_seats``); a played deal waits for its review."""
+    if seats is None:  # callers that know only names: guests and unknown AI levels
+        seats = [{"guest": p} for p in players]
+    rows = []
+    for s, who in enumerate(seats):
+        account = who.get("account")
+        rows.append(
+            (
+                table_id, deal_no, s, account,
+                None if account is not None else who.get("guest"),
+                who.get("ai"), int(bool(who.get("partial"))), status, float(scores[s]), at,
+                int(status != "played"),
+            )
+        )  # fmt: skip
+    c.executemany(
+        "INSERT INTO deal_players (table_id, deal_no, seat, account_id, guest, ai, partial,"
+        " status, score, finished_at, reviewed)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        rows,
+    )
+    if status == "played":
+        c.execute(
+            "UPDATE deals SET review = 'pending' WHERE table_id = %s AND deal_no = %s",
+            (table_id, deal_no),
+        )
 
 
 def _ensure_table(c: psycopg.Cursor[Any], table_id: str, at: str) -> None:

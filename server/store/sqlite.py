@@ -907,7 +907,20 @@ class SqliteStore(PlayerStore):
             have = {
                 r[0]
                 for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                if not r[0].startswith("sqlite_")
             }
+            for name in sorted(have - set(COPIED_TABLES) - NOT_COPIED):
+                (n,) = self.conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()
+                if n:  # never drop data silently: this version cannot carry it over
+                    raise StoreError(f"cannot copy table {name} ({n} rows): not known here")
+            self.conn.execute("BEGIN")  # one snapshot for the whole copy (WAL readers)
+            try:
+                yield from self._dump(have)
+            finally:
+                self.conn.execute("COMMIT")
+
+    def _dump(self, have: set[str]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        with self._errors():
             for name in COPIED_TABLES:
                 if name not in have:
                     continue
@@ -1005,13 +1018,30 @@ WRITE_METHODS = frozenset(
         "abandon_deal",
     }
 )
-#: The tables ``migrate-db`` copies, parents first; and their JSON columns.
-COPIED_TABLES = ("tables", "players", "deals", "scores", "actions")
+#: The tables ``migrate-db`` copies, parents first; and their JSON columns (as stored: text in
+#: SQLite, jsonb in PostgreSQL; rows carry them decoded).
+COPIED_TABLES = (
+    "tables",
+    "players",
+    "accounts",
+    "account_keys",
+    "ratings",
+    "deals",
+    "scores",
+    "actions",
+    "deal_players",
+    "pars",
+)
 JSON_COLUMNS: dict[str, tuple[str, ...]] = {
     "tables": ("options",),
     "deals": ("scores", "record", "dealt"),
     "actions": ("action",),
+    "pars": ("scores", "record"),
 }
+#: Tables of a database that are not data to copy: bookkeeping, health, the cluster registry.
+NOT_COPIED = frozenset(
+    {"_sqlite_migrations", "atout_migrations", "health", "workers", "table_owner", "token_owner"}
+)
 
 
 def _ops_payload(ops: list[Op]) -> str:
