@@ -327,6 +327,22 @@ class PostgresStore:
             self.close()
             raise
 
+    # -- the players' methods (server/store/pg_players.py) --
+
+    def __getattr__(self, name: str) -> Any:
+        """The players' store methods (accounts, reviews, profiles, histories, leaderboards),
+        written once in server/store/players.py, run here through pg_players."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from server.store.pg_players import PLAYER_METHODS, PgPlayers
+
+        if name not in PLAYER_METHODS:
+            raise AttributeError(name)
+        players = self.__dict__.get("_players")
+        if players is None:
+            players = self.__dict__["_players"] = PgPlayers(self)
+        return getattr(players, name)
+
     # -- the connection --
 
     def _options(self) -> str:
