@@ -6,8 +6,10 @@ Each writer is a process with its own store doing what the server's journal does
 one transaction per action (``Store.write_batch`` with one single-action group), back to back;
 ``--writers 2`` runs two processes at once (two workers sharing the database). SQLite in WAL
 mode with ``synchronous=NORMAL`` (the server's settings: durable across a process crash), and
-PostgreSQL with its defaults (``synchronous_commit=on``: durable across a power loss), in the
-same run.
+PostgreSQL with its defaults (``synchronous_commit=on``: durable across a power loss), and
+PostgreSQL with ``synchronous_commit=off`` (set in the URL; an Atout crash loses nothing, a
+database server crash the last few hundred milliseconds: the durability class of SQLite's
+NORMAL), in the same run.
 
     flock /tmp/atout-bench.lock .venv/bin/python bench/action_log.py [--seconds 5] [--writers 2]
 """
@@ -102,7 +104,12 @@ def main() -> int:
         open_store(sqlite_db).close()
         open_store(pg.url()).close()
         for writers in (1, 2):
-            for name, db in (("sqlite", sqlite_db), ("postgresql", pg.url())):
+            nosync = pg.url() + "?options=-c%20synchronous_commit%3Doff"
+            for name, db in (
+                ("sqlite", sqlite_db),
+                ("postgresql", pg.url()),
+                ("pg-nosync", nosync),
+            ):
                 r = measure(db, writers, args.seconds)
                 r["backend"] = name
                 rows.append(r)

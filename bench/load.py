@@ -1049,6 +1049,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the server's database: a SQLite path or a postgresql:// URL (default: a"
         " new SQLite file)",
     )
+    ap.add_argument(
+        "--postgres",
+        action="store_true",
+        help="the server's database in a throw-away PostgreSQL server (tests/helpers_pg.py)",
+    )
     ap.add_argument("--quick", action="store_true", help="small and short: under a minute")
     ap.add_argument("--json", action="store_true", help="also print one JSON line of figures")
     args = ap.parse_args(argv)

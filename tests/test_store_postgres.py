@@ -259,3 +259,13 @@ def test_the_async_store_runs_postgres_off_the_loop(pg_url: str) -> None:
         await store.close()
 
     asyncio.run(main())
+
+
+def test_session_settings_in_the_url_are_kept(pg_url: str) -> None:
+    s = PostgresStore(pg_url + "?options=-c%20synchronous_commit%3Doff", busy_timeout=0.25)
+    with s._connection().cursor() as cur:
+        cur.execute("SHOW synchronous_commit")
+        assert cur.fetchone() == ("off",)  # the host's choice
+        cur.execute("SHOW lock_timeout")
+        assert cur.fetchone() == ("250ms",)  # and Atout's own
+    s.close()

@@ -30,7 +30,7 @@ import psycopg
 from psycopg.types.json import set_json_loads
 
 from server.store.base import Adopted, Fence, StoreError, WorkerIdTaken, WorkerRow, describe
-from server.store.postgres import IDLE_IN_TRANSACTION_MS, pg_error
+from server.store.postgres import IDLE_IN_TRANSACTION_MS, connect, pg_error
 
 T = TypeVar("T")
 _encode = msgspec.json.Encoder().encode
@@ -94,13 +94,12 @@ class PostgresRegistry:
         self._conn = None
         self._listening = False
         try:
-            c = psycopg.connect(
+            c = connect(
                 self.url,
-                autocommit=True,
-                options=f"-c lock_timeout={self._lock_ms}"
+                f"-c lock_timeout={self._lock_ms}"
                 f" -c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}",
-                connect_timeout=self._connect_timeout,
-                application_name="atout-registry",
+                self._connect_timeout,
+                "atout-registry",
             )
         except psycopg.Error as e:
             raise pg_error(e) from e

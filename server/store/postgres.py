@@ -365,13 +365,7 @@ class PostgresStore:
                 c.close()
             self._conn = None
         try:
-            c = psycopg.connect(
-                self.url,
-                autocommit=True,
-                options=self._options(),
-                connect_timeout=self._connect_timeout,
-                application_name="atout",
-            )
+            c = connect(self.url, self._options(), self._connect_timeout, "atout")
         except psycopg.Error as e:
             raise pg_error(e) from e
         set_json_loads(_decode, c)
@@ -1072,6 +1066,24 @@ class PostgresStore:
             with contextlib.suppress(Exception):
                 self._conn.close()
             self._conn = None
+
+
+def connect(
+    url: str, options: str, connect_timeout: int, application_name: str
+) -> psycopg.Connection[Any]:
+    """An autocommit connection with Atout's session settings added to those the URL (or
+    ``PGOPTIONS``) gives, which come last and so win (e.g. ``?options=-c synchronous_commit=off``
+    for a host that accepts losing the last commits on a power loss)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    given = conninfo_to_dict(url).get("options") or os.environ.get("PGOPTIONS") or ""
+    return psycopg.connect(
+        url,
+        autocommit=True,
+        options=f"{options} {given}".strip(),
+        connect_timeout=connect_timeout,
+        application_name=application_name,
+    )
 
 
 class _FastRefused(Exception):
