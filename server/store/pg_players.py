@@ -24,7 +24,7 @@ import psycopg
 from psycopg import errors as pgerr
 from psycopg.types.string import TextLoader
 
-from server.store import players as _players
+import server.store.players as _players
 from server.store.postgres import pg_error
 
 #: the SQLite mixin (its name differs between versions of server/store/players.py)

@@ -71,7 +71,7 @@ _decode = msgspec.json.decode
 
 #: A transaction left open this long by a stalled client (a worker paused past its lease) is
 #: ended by the server, so that its row locks never block another worker's adoption.
-IDLE_IN_TRANSACTION_MS = 2000
+IDLE_IN_TRANSACTION_MS = 5000
 #: An advisory lock key: one process applies the migrations, the others wait for it.
 _MIGRATION_LOCK = 0x61746F7574  # "atout"
 
