@@ -25,7 +25,7 @@ from psycopg import errors as pgerr
 from psycopg.types.string import TextLoader
 
 import server.store.players as _players
-from server.store.postgres import pg_error
+from server.store.pg_errors import pg_error
 
 #: the SQLite mixin (its name differs between versions of server/store/players.py)
 _Base: type = getattr(_players, "SqlitePlayers", None) or _players.PlayerStore
