@@ -377,8 +377,12 @@ class Cluster:
             self._known.pop(gone, None)
         # Which of our tables are still ours (another worker adopts them once our lease ran
         # out: after a long pause, a lost connection...); and what we may adopt.
+        # (only the tables known before the query: one created meanwhile may not be in it)
+        known = dict(self.epochs)
         held = await self._call("owned_tables", self.worker)
-        for tid, epoch in list(self.epochs.items()):
+        for tid, epoch in known.items():
+            if self.epochs.get(tid) != epoch:
+                continue  # changed meanwhile (adopted, lost, forgotten)
             if tid in self.lobby.tables:
                 if held.get(tid) != epoch:
                     self._lose(tid, "lease lapsed" if lapsed else "owner row changed")
