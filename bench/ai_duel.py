@@ -53,6 +53,9 @@ _ARGS: dict[str, Any] = {}
 
 def _make(level: str, seed: int, budget_ms: float, objective: str) -> Any:
     strong_opts = {"budget_ms": budget_ms, "objective": objective, **_ARGS.get("opts", {})}
+    if ":" in level:  # e.g. strong:hidden_rollouts=0,max_samples=50 (a variant for experiments)
+        level, _, spec = level.partition(":")
+        strong_opts.update(_parse_opt(x) for x in spec.split(",") if x)
     frozen = split_level(level)
     if frozen is not None:
         return make_frozen(level, seed, **(strong_opts if frozen[0] == "strong" else {}))
@@ -99,17 +102,22 @@ def play_game(
 
 
 def play_deal(i: int) -> dict[str, Any]:
-    a, b = _ARGS["a"], _ARGS["b"]
+    a, b, a2 = _ARGS["a"], _ARGS["b"], _ARGS.get("a2")
     seed, budget, obj = _ARGS["seed"], _ARGS["budget_ms"], _ARGS["objective"]
     ref = play_game(seed, i, [b] * 4, {0, 1, 2, 3}, budget, obj)
     if ref["annulled"] and _ARGS.get("played_only"):
         return {"deal": i, "skipped": True}
-    games = []
-    for s in range(4):
-        levels = [b] * 4
-        levels[s] = a
-        games.append(play_game(seed, i, levels, {s}, budget, obj))
-    return {"deal": i, "ref": ref, "games": games}
+    out: dict[str, Any] = {"deal": i, "ref": ref}
+    for key, level in (("games", a), ("games2", a2)):
+        if level is None:
+            continue
+        games = []
+        for s in range(4):
+            levels = [b] * 4
+            levels[s] = level
+            games.append(play_game(seed, i, levels, {s}, budget, obj))
+        out[key] = games
+    return out
 
 
 def _init(args: dict[str, Any]) -> None:
@@ -185,7 +193,21 @@ class SeatStats:
         }
 
 
-def summarise(results: list[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
+def compare(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """A vs A2, each in one seat among the same three B bots, same deals and seats: the paired
+    difference of their seat scores (B's reference game cancels out)."""
+    per_deal = []
+    for r in results:
+        per_deal.append(
+            statistics.fmean(
+                g["scores"][s] - g2["scores"][s]
+                for s, (g, g2) in enumerate(zip(r["games"], r["games2"], strict=True))
+            )
+        )
+    return {"diff_per_deal": ci(per_deal)}
+
+
+def summarise(results: list[dict[str, Any]], a: str, b: str, key: str = "games") -> dict[str, Any]:
     per_deal = []
     by_role: dict[str, list[float]] = {"taker": [], "defender": [], "annulled": []}
     sa, sb = SeatStats(), SeatStats()
@@ -194,7 +216,7 @@ def summarise(results: list[dict[str, Any]], a: str, b: str) -> dict[str, Any]:
         ref = r["ref"]
         annulled_ref += ref["annulled"]
         diffs = []
-        for s, g in enumerate(r["games"]):
+        for s, g in enumerate(r[key]):
             d = g["scores"][s] - ref["scores"][s]
             diffs.append(d)
             role = "annulled" if g["annulled"] else ("taker" if g["taker"] == s else "defender")
@@ -224,7 +246,8 @@ ERROR_LABELS = {
     "take_le4": "takes with <= 4 trumps",
     "points_given": "points on partner's trick, taker after",
     "petit_lost": "Petit lost",
-    "petit_front": "Petit played in front of the taker, lost",
+    "petit_choice": "Petit lost by choice (another card legal)",
+    "petit_front": "Petit lost, played before an opponent",
     "king_trumped": "taker's king of a long suit trumped",
 }
 
@@ -301,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--a", default="heuristic", help="the bot under test")
     ap.add_argument("--b", default="heuristic_v1", help="the baseline")
+    ap.add_argument(
+        "--a2",
+        help="a second bot under test, also in one seat among three B bots on the same deals;"
+        " A is then also compared with A2 directly (e.g. strong vs strong_v1 in a field of"
+        " heuristic bots, at a fraction of the cost of a head-to-head duel)",
+    )
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--first", type=int, default=0, help="index of the first deal")
     ap.add_argument("--seed", type=int, default=1)
@@ -325,13 +354,18 @@ def main(argv: list[str] | None = None) -> int:
     shared = {
         "a": args.a,
         "b": args.b,
+        "a2": args.a2,
         "seed": args.seed,
         "budget_ms": args.budget_ms,
         "objective": args.objective,
         "opts": dict(_parse_opt(o) for o in args.opt),
         "played_only": args.played_only,
     }
-    for level in (args.a, args.b):  # fail early (and extract frozen code once) on a bad level
+    for level in (
+        args.a,
+        args.b,
+        args.a2 or args.b,
+    ):  # fail early (and extract frozen code once) on a bad level
         _make(level, 0, args.budget_ms, args.objective)
     t0 = time.perf_counter()
     results: list[dict[str, Any]] = []
@@ -369,12 +403,27 @@ def main(argv: list[str] | None = None) -> int:
                 slim = {
                     "deal": r["deal"],
                     "ref": {k: v for k, v in r["ref"].items() if "times" not in k},
-                    "games": [{k: v for k, v in g.items() if "times" not in k} for g in r["games"]],
+                    **{
+                        key: [{k: v for k, v in g.items() if "times" not in k} for g in r[key]]
+                        for key in ("games", "games2")
+                        if key in r
+                    },
                 }
                 fh.write(json.dumps(slim) + "\n")
     s = summarise(results, args.a, args.b)
     s["skipped_annulled"] = skipped
     print(report(s, args, elapsed))
+    if args.a2:
+        s2 = summarise(results, args.a2, args.b, "games2")
+        s2["skipped_annulled"] = skipped
+        print(report(s2, args, elapsed))
+        c = compare(results)
+        s["vs_a2"] = {"a2": args.a2, **c, "a2_summary": s2}
+        print(
+            f"A ({args.a}) - A2 ({args.a2}), each in one seat among three {args.b} bots:"
+            f" {c['diff_per_deal'][0]:+.2f} ± {c['diff_per_deal'][1]:.2f} game points per deal"
+            f" (95% CI, n={c['diff_per_deal'][2]} deals)"
+        )
     if args.json:
         print(json.dumps(s))
     return 0

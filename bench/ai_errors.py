@@ -10,8 +10,11 @@ not depend on any bot's internals or on the engine's data structures:
   won the trick, and the defender had a cheaper legal card.
 - ``petit_lost``: the seat played the Petit and the other side won that trick (R9.4: the Petit
   changes sides).
-- ``petit_front``: of those, the Petit played by a defender with the taker still to play after
-  it (issue 13, error 3).
+- ``petit_choice``: of those, the Petit played by choice (a legal card other than the Petit and
+  the Excuse was there): the avoidable losses.
+- ``petit_front``: of those, the Petit played while an opponent was still to play after it: a
+  defender in front of the taker (issue 13, error 3), or the taker in front of a defender (the
+  way ``strong`` gave it away, error 5).
 - ``king_trumped``: the taker led a king of a suit in which it held 5 cards or more and a
   defender won the trick with a trump (error 4).
 
@@ -36,7 +39,15 @@ from server.rules.cards import (
 )
 from server.rules.deal import legal_play_mask
 
-KEYS = ("take_le4", "take_le4_won", "points_given", "petit_lost", "petit_front", "king_trumped")
+KEYS = (
+    "take_le4",
+    "take_le4_won",
+    "points_given",
+    "petit_lost",
+    "petit_choice",
+    "petit_front",
+    "king_trumped",
+)
 NO_TRUMP = -1
 
 
@@ -61,6 +72,20 @@ def _winner_pos(cards: list[int]) -> int:
         if (sc == sb and c > b) or (sc == TRUMP_SUIT and sb != TRUMP_SUIT):
             best = i
     return best
+
+
+def _lead_hi(trick: list[int]) -> tuple[int, int]:
+    """Suit led (-1: none yet) and highest trump so far (NO_TRUMP: none) of a partial trick."""
+    lead = -1
+    hi = NO_TRUMP
+    for c in trick:
+        if c == EXCUSE:
+            continue
+        if lead < 0:
+            lead = SUIT_OF[c]
+        if SUIT_OF[c] == TRUMP_SUIT and c > hi:
+            hi = c
+    return lead, hi
 
 
 def count_errors(record: dict[str, Any]) -> list[dict[str, int]]:
@@ -98,16 +123,7 @@ def count_errors(record: dict[str, Any]) -> list[dict[str, int]]:
                 suit = SUIT_OF[card]
                 king_lead = (hand & SUIT_MASKS[suit]).bit_count() >= 5
         else:
-            # Suit led and highest trump so far, for the legal alternatives.
-            lead = -1
-            hi = NO_TRUMP
-            for c in trick:
-                if c == EXCUSE:
-                    continue
-                if lead < 0:
-                    lead = SUIT_OF[c]
-                if SUIT_OF[c] == TRUMP_SUIT and c > hi:
-                    hi = c
+            lead, hi = _lead_hi(trick)
             wp = _winner_pos(trick)
             win_seat = seats[wp] if wp >= 0 else -1
             after = [(seat + i) & 3 for i in range(1, 4 - len(trick))]
@@ -128,8 +144,11 @@ def count_errors(record: dict[str, Any]) -> list[dict[str, int]]:
                     pending.append((seat, "points_given"))
         if card == PETIT:
             pending.append((seat, "petit_lost"))
+            lead, hi = _lead_hi(trick)
+            if legal_play_mask(hand, lead, hi) & ~(1 << PETIT) & ~(1 << EXCUSE):
+                pending.append((seat, "petit_choice"))
             after = [(seat + i) & 3 for i in range(1, 4 - len(trick))]
-            if seat != taker and taker in after:
+            if (seat != taker and taker in after) or (seat == taker and after):
                 pending.append((seat, "petit_front"))
         hands[seat] &= ~(1 << card)
         trick.append(card)

@@ -5,7 +5,7 @@
 
 Starts a table server in-process on a free port with the default options of
 ``atout-server serve`` (only ``--seed`` differs: it makes the deals reproducible), connects one
-client that creates a one-deal table with AI think delay 0 and plays seat 0 against three AI, and
+client that creates a one-deal table with AI think delay 0 and plays seat 0 against three random AI, and
 prints every frame in both directions, grouped by phase, as Markdown. ``--update`` replaces the
 transcript in section 12 of the given document instead (its hand-written introduction is kept). The client plays simply: it bids ``garde`` when
 it may, discards the required cards then the first choices, announces no chelem, shows a
@@ -58,7 +58,15 @@ async def record(seed: int) -> list[tuple[str, dict[str, Any]]]:
 
             await send({"type": "hello", "version": 1, "name": "Ada", "client": "transcript/1"})
             await recv()
-            await send({"type": "create_table", "name": "Demo", "deals": 1, "think_delay": 0})
+            await send(
+                {
+                    "type": "create_table",
+                    "name": "Demo",
+                    "deals": 1,
+                    "think_delay": 0,
+                    "ai": "random",
+                }
+            )
             table = (await recv())["table"]["table"]
             await send({"type": "join", "table": table, "seat": 0})
             await recv()  # joined
@@ -134,9 +142,10 @@ NOTES = {
         "the version it will speak and its limits."
     ),
     "Creating a table": (
-        "A one-deal table with AI think delay 0; the options not given take the server's "
-        "defaults (`deal_pause` 3 s, no turn timer, `random` AI). Nobody sits yet: every seat "
-        "is `empty`, with the AI level that will fill it."
+        "A one-deal table with AI think delay 0 and `random` AI (simple to follow; the default "
+        "is `normal`); the options not given take the server's defaults (`deal_pause` 3 s, no "
+        "turn timer). The answer also lists the AI levels to offer (`ai_levels`, as in "
+        "`welcome`). Nobody sits yet: every seat is `empty`, with the AI level that will fill it."
     ),
     "Sitting down": (
         "`joined` carries the secret seat token. The new table was at version 0; Ada sitting "

@@ -607,6 +607,13 @@ class Limits(msgspec.Struct, kw_only=True):
     ] = 0
 
 
+class AiLevel(msgspec.Struct, kw_only=True):
+    """An AI level a client may offer (``create_table.ai``), in display order."""
+
+    level: str
+    description: str
+
+
 class ResumedSeat(msgspec.Struct, kw_only=True):
     table: str
     seat: SeatNo
@@ -625,6 +632,10 @@ class Welcome(_Push, tag="welcome", kw_only=True):
         ResumedSeat | None, Meta(description="the seat resumed by `hello.token`, if any")
     ] = None
     admin: Annotated[bool, Meta(description="`hello.admin` was the admin token")] = False
+    ai_levels: Annotated[
+        list[AiLevel],
+        Meta(description="the AI levels to offer for `create_table.ai`, easiest first"),
+    ] = []
 
 
 class Tables(_Push, tag="tables", kw_only=True):
@@ -644,6 +655,10 @@ class TableCreated(_Push, tag="table_created", kw_only=True):
 
     id: RequestId
     table: TableInfo
+    ai_levels: Annotated[
+        list[AiLevel],
+        Meta(description="the AI levels to offer for `create_table.ai`, easiest first"),
+    ] = []
 
 
 class Joined(_Push, tag="joined", kw_only=True):

@@ -63,7 +63,14 @@ def test_strong_decision_stops_at_its_deadline() -> None:
     (not by the sample cap) and the last reading is at most a rollout past the deadline."""
     for budget_ms in (20.0, 60.0):
         clock = FakeClock(0.001)
-        bot = StrongBot(1, budget_ms=budget_ms, confidence=None, max_samples=10_000, clock=clock)
+        bot = StrongBot(
+            1,
+            budget_ms=budget_ms,
+            confidence=None,
+            max_samples=10_000,
+            bid_inference=None,
+            clock=clock,
+        )
         for st, legal in _positions(6, 77, min_plays=6):
             start = clock.now
             apply(st, bot.choose(view(st, legal.seat), legal))
@@ -224,3 +231,50 @@ async def test_event_loop_stays_free_during_strong_decisions() -> None:
         runner.shutdown()
     assert runner.fallback_counts == {"timeout": 0, "error": 0, "crash": 0}
     assert ticks > 3 * len(positions)
+
+
+def test_strong_bids_and_discards_by_simulation() -> None:
+    """Bids and free discards are searched (simulated deals played out) within the budget, and
+    are legal; the issue's example hand (five small trumps, the 21, one king) passes."""
+    from server.ai.bidsim import simulate_bid
+    from server.ai.knowledge import mask
+
+    hand = mask(
+        [
+            "S1",
+            "S4",
+            "S6",
+            "S10",
+            "SK",
+            "H1",
+            "H4",
+            "CQ",
+            "D3",
+            "D4",
+            "DJ",
+            "DC",
+            "DQ",
+            "T2",
+            "T3",
+            "T4",
+            "T9",
+            "T21",
+        ]
+    )
+    reads = FakeClock(0.001)
+    want, est, worlds = simulate_bid(hand, 3, 2, [], random.Random(1), lambda: reads() > 0.03)
+    assert want == 0 and max(est) < 0 and 4 <= worlds <= 34
+    searched = {"bid": 0, "discard": 0}
+    bot = StrongBot(3, budget_ms=30)
+    for i in range(40):
+        st = new_deal(random.Random(900 + i), dealer=i % 4)
+        while st.phase != OVER and st.phase != PLAY:
+            legal = legal_actions(st)
+            assert legal is not None
+            act = bot.choose(view(st, legal.seat), legal)
+            if legal.bids:
+                searched["bid"] += bot.last_stats["worlds"] > 0
+            elif legal.discard is not None and not legal.discard.required:
+                searched["discard"] += bot.last_stats.get("worlds", 0) > 0
+            st = apply(st, act)  # legal, or apply raises
+    assert searched["bid"] > 100 and searched["discard"] > 5

@@ -170,7 +170,7 @@ async def test_table_restart_and_close() -> None:
         await c.close()
 
 
-@pytest.mark.parametrize("level", ["heuristic", "strong"])
+@pytest.mark.parametrize("level", ["easy", "normal", "heuristic", "strong"])
 async def test_ai_levels_play_through_the_server(level: str) -> None:
     # strong AI thinks in worker processes, with a short deadline here
     async with running_server(ai_deadline=0.05) as srv:
@@ -184,6 +184,28 @@ async def test_ai_levels_play_through_the_server(level: str) -> None:
         overs = [m["event"]["result"] for m in c.events(tid) if is_event("deal_over")(m)]
         assert [r["status"] for r in overs].count("played") == 1  # `deals` counts scored deals
         assert srv.metrics.loop_lag_max < 0.5  # the search never ran on the event loop
+        # A strong search that raised would have been replaced by the heuristic move: counted
+        # (and logged), and a failure here.
+        assert srv.lobby.decider.fallback_counts()["error"] == 0
+        assert 'atout_ai_fallbacks_total{reason="error"} 0' in srv.metrics.render()
+        await c.close()
+
+
+async def test_ai_levels_are_offered_and_a_new_table_plays_normal_ai() -> None:
+    """Interface 4 (TEAM.md): `welcome` and `table_created` list the levels to offer, easiest
+    first, each with a description; a table created without `ai` gets the `normal` bot."""
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "lv")
+        (welcome,) = [m for m in c.msgs if m["type"] == "welcome"]
+        levels = welcome["ai_levels"]
+        assert [x["level"] for x in levels] == ["easy", "normal", "strong"]
+        assert all(isinstance(x["description"], str) and x["description"] for x in levels)
+        r = await c.request({"type": "create_table", "deals": 1})
+        assert r["type"] == "table_created" and r["ai_levels"] == levels
+        assert {s["ai"] for s in r["table"]["seats"]} == {"normal"}
+        for x in levels:  # every offered level is accepted
+            r = await c.request({"type": "create_table", "deals": 1, "ai": x["level"]})
+            assert r["type"] == "table_created", r
         await c.close()
 
 

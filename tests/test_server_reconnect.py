@@ -149,7 +149,8 @@ async def test_absent_player_is_played_by_the_ai_then_released_after_grace() -> 
     async with running_server(absent_wait=0.05, grace=0.2, think_delay=0.005) as srv:
         c1 = await Client.connect(srv.port, "eve")
         watcher = await Client.connect(srv.port, "w")
-        tid = await create_table(c1, deals=2)
+        # random AI: its deals are played (bots that pass would end them before the grace)
+        tid = await create_table(c1, deals=2, ai="random")
         await c1.join(tid, seat=3)
         await watcher.request({"type": "watch", "table": tid})
         await c1.request({"type": "start", "table": tid})
@@ -173,7 +174,8 @@ async def test_absent_player_is_played_by_the_ai_then_released_after_grace() -> 
 async def test_turn_timer_lets_the_ai_play_for_a_silent_player() -> None:
     async with running_server() as srv:
         c = await Client.connect(srv.port, "slow")
-        tid = await _start_solo(c, deals=1, turn_timer=0.02)
+        # random AI: the deal is played, not passed out (the test counts seat 0's cards)
+        tid = await _start_solo(c, deals=1, turn_timer=0.02, ai="random")
         _, prompt = await c.wait_for(lambda m: m["type"] == "your_turn")
         assert prompt["timer"] == 0.02
         # never answer: the table still finishes, the AI playing seat 0's moves

@@ -66,7 +66,7 @@ class HeuristicBot:
         if len(legal.plays) == 1:
             return Play(legal.seat, legal.plays[0])
         k = read_view(view)
-        card = choose_card(play_pos(k), k.seat)
+        card = choose_card(play_pos(k), k.seat, k.hand_sizes)
         code = CODES[card]
         if code not in legal.plays:  # defensive: never return an illegal card
             code = legal.plays[0]

@@ -2,15 +2,20 @@
 of the ``strong`` bot.
 
 :func:`choose_card` reads a :class:`~server.ai.kernel.Pos`. For ``me`` the hand is exact; for the
-other seats ``p.hands`` holds what they *may* hold. In a rollout (perfect information) those are
-the real hands; for the heuristic bot they are the unseen cards minus what each seat has shown it
-lacks (voids, trump ceilings). A seat that may hold the led suit is assumed to follow.
+other seats ``p.hands`` holds what they *may* hold. In a perfect-information rollout those are
+the real hands (``sizes`` is None); otherwise they are the unseen cards minus what each seat has
+shown it lacks (voids, trump ceilings), and ``sizes`` gives the number of cards each seat really
+holds. Risks are then probabilities: a seat that *may* hold the led suit may also be void in it
+(:func:`void_prob`, the chance that none of the cards it may hold in the suit are in its hand),
+and a card is "sure" only when no opponent still to play can beat it in any deal that fits.
 
-Principles (issue 4): defenders cash sure winners, make the taker trump, never return the taker's
-suit, charge points on a partner's sure trick, keep the Petit safe (play it under a partner's sure
-trick); the taker draws trumps when long in them, cashes masters, shortens short suits, keeps the
-Petit for the end when no trump is left outside; everyone plays the Excuse before the last trick
-and uses it to save a costly card.
+Principles (issues 4 and 13): defenders cash sure winners, make the taker trump, never return the
+taker's suit, charge points on a partner's trick only when the taker still to play is unlikely to
+take it (:data:`CHARGE_RISK`), never play the Petit where an opponent still to play may beat it;
+the taker draws trumps when long in them, cashes masters only when a defender is unlikely to
+trump them (:data:`CASH_RISK`: a long suit is likely to be trumped), shortens short suits, keeps
+the Petit for the end when no trump is left outside; everyone plays the Excuse before the last
+trick and uses it to save a costly card.
 """
 
 from __future__ import annotations
@@ -40,6 +45,81 @@ ABOVE_SAME: tuple[int, ...] = tuple(
     for c in range(78)
 )
 SUIT_MASK_OF: tuple[int, ...] = (*SUIT_MASKS, TRUMP_MASK, EXCUSE_BIT)
+
+# Risk thresholds, chosen with bench/ai_duel.py (heuristic vs heuristic_v1, 1,000 deals, seed 1;
+# the final figures are measured on seed 2). Game points per deal against the chosen values:
+# CHARGE_RISK: largest chance that the taker still to play takes a partner's trick on which a
+# defender puts points. 0 (only when he surely cannot) beat 0.04 by +0.3 and 0.25 by +0.5, and
+# halves issue 13's error 2.
+CHARGE_RISK = 0.0
+# CASH_RISK: largest chance that the taker trumps a defender's master (0.3 beat 0.99 by +0.2).
+CASH_RISK = 0.3
+# TAKER_CASH_RISK / LONG_CASH_RISK: largest chance that a defender trumps a master the taker
+# cashes, in a suit of fewer / at least LONG_SUIT cards. Cashing less (0.15 or 0.2 for long
+# suits) cut error 4 (kings of long suits trumped) further but lost 1.6 to 4 points per deal:
+# the king's expected gain outweighs the risk; the rate of error 4 is halved anyway because the
+# fitted bidding takes with more trumps.
+TAKER_CASH_RISK = 0.9
+LONG_SUIT = 5
+LONG_CASH_RISK = 0.5
+# TAKE_RISK: largest chance of being beaten for a card of the suit led played to win a trick an
+# opponent is winning (0.15..0.5: no measurable difference).
+TAKE_RISK = 0.3
+# A trick is trumped with the lowest trump (not the Petit) whose chance of being overtrumped is
+# at most TRUMP_RISK, rather than with a master trump (0.7 beat 0.35 by +0.4 and 1.0 by +0.3),
+# when it is worth less than CHEAP_TRICK_HALF half points (any trick: no limit measured better).
+CHEAP_TRICK_HALF = 999
+TRUMP_RISK = 0.7
+
+
+def none_prob(possible: int, wanted: int, size: int) -> float:
+    """Chance that a hand of ``size`` cards drawn uniformly from ``possible`` holds none of
+    ``wanted`` (hypergeometric)."""
+    n = (possible & wanted).bit_count()
+    if not n:
+        return 1.0
+    pool = possible.bit_count()
+    if size >= pool - n + 1:
+        return 0.0
+    prob = 1.0
+    for i in range(n):
+        prob *= (pool - size - i) / (pool - i)
+    return prob
+
+
+def _none(p: Pos, seat: int, wanted: int, sizes: list[int] | None) -> float:
+    """Chance that ``seat`` holds none of ``wanted``: exact (0 or 1) when the hands are."""
+    h = p.hands[seat]
+    if not h & wanted:
+        return 1.0
+    if sizes is None:
+        return 0.0
+    return none_prob(h, wanted, sizes[seat])
+
+
+def void_prob(p: Pos, seat: int, suit: int, sizes: list[int] | None) -> float:
+    """Chance that ``seat`` holds no card of ``suit``."""
+    return _none(p, seat, SUIT_MASK_OF[suit], sizes)
+
+
+def beat_prob(p: Pos, opps: list[int], lead: int, card: int, sizes: list[int] | None) -> float:
+    """Chance that one of ``opps`` (still to play) can beat ``card``, the trick's best card so
+    far (``lead`` the suit led; ``card`` of that suit or a trump)."""
+    keep = 1.0
+    is_trump = SUIT_OF[card] == TRUMP_SUIT
+    above_trumps = ABOVE_SAME[card] if is_trump else TRUMP_MASK
+    for s in opps:
+        if not p.hands[s]:
+            continue
+        if lead == TRUMP_SUIT:
+            pr = 1.0 - _none(p, s, above_trumps, sizes)
+        else:
+            pv = void_prob(p, s, lead, sizes)
+            pr = pv * (1.0 - _none(p, s, above_trumps, sizes))
+            if not is_trump:  # a higher card of the suit (then not void: disjoint events)
+                pr += 1.0 - _none(p, s, SUIT_MASKS[lead] & ABOVE_SAME[card], sizes)
+        keep *= 1.0 - min(1.0, pr)
+    return 1.0 - keep
 
 
 def _hi(m: int) -> int:
@@ -90,37 +170,14 @@ def _charge(cands: int, hand: int) -> int:
     return _lo(cands & ~EXCUSE_BIT) if cands & ~EXCUSE_BIT else EXCUSE
 
 
-def _threats(p: Pos, opps: list[int], lead: int) -> tuple[int, int]:
-    """(highest plain card of the led suit, highest trump) the opponents still to play may use."""
-    plain_t = -1
-    trump_t = -1
-    hands = p.hands
-    if lead == TRUMP_SUIT:
-        for s in opps:
-            t = hands[s] & TRUMP_MASK
-            if t:
-                trump_t = max(trump_t, _hi(t))
-        return plain_t, trump_t
-    sm = SUIT_MASKS[lead]
-    for s in opps:
-        h = hands[s]
-        f = h & sm
-        if f:
-            plain_t = max(plain_t, _hi(f))
-        else:
-            t = h & TRUMP_MASK
-            if t:
-                trump_t = max(trump_t, _hi(t))
-    return plain_t, trump_t
-
-
 def _others(p: Pos, me: int) -> int:
     h = p.hands
     return (h[0] | h[1] | h[2] | h[3]) & ~h[me]
 
 
-def choose_card(p: Pos, me: int) -> int:
-    """The card ``me`` (whose turn it is) plays."""
+def choose_card(p: Pos, me: int, sizes: list[int] | None = None) -> int:
+    """The card ``me`` (whose turn it is) plays. ``sizes``: the real hand sizes when the other
+    hands in ``p`` are only what they may hold (None: they are exact)."""
     hand = p.hands[me]
     legal = legal_mask(hand, p.lead, p.hi)
     if not legal & (legal - 1):
@@ -131,12 +188,12 @@ def choose_card(p: Pos, me: int) -> int:
     if not p.trick or p.win_card < 0:
         # Leading (or right after a led Excuse: this card sets the suit).
         if me == p.taker:
-            return _lead_taker(p, me, hand, legal)
-        return _lead_defender(p, me, hand, legal)
-    return _follow(p, me, hand, legal)
+            return _lead_taker(p, me, hand, legal, sizes)
+        return _lead_defender(p, me, hand, legal, sizes)
+    return _follow(p, me, hand, legal, sizes)
 
 
-def _follow(p: Pos, me: int, hand: int, legal: int) -> int:
+def _follow(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None) -> int:
     taker = p.taker
     me_taker = me == taker
     n = len(p.trick)
@@ -148,32 +205,39 @@ def _follow(p: Pos, me: int, hand: int, legal: int) -> int:
     else:
         opps = [taker] if taker in after else []
     lead = p.lead
-    plain_t, trump_t = _threats(p, opps, lead)
     ex = legal & EXCUSE_BIT
     cards = legal & ~EXCUSE_BIT
 
-    partner_wins = not me_taker and win_seat != taker
-    if partner_wins:
-        win_trump = SUIT_OF[win_card] == TRUMP_SUIT
-        if win_trump:
-            safe = win_card > trump_t
-        else:
-            safe = trump_t < 0 and win_card > plain_t
-        if safe:
-            return _charge(cards, hand) if cards else EXCUSE
-        # The taker may still take it: win it surely ourselves, else give little.
-        sure = _sure(cards, win_card, plain_t, trump_t, lead)
+    if not me_taker and win_seat != taker:
+        # A partner is winning: charge points when the taker is unlikely to take it (the Petit
+        # only when he surely cannot).
+        risk = beat_prob(p, opps, lead, win_card, sizes)
+        if risk <= CHARGE_RISK and cards:
+            return _charge(cards if risk == 0 else cards & ~PETIT_BIT or cards, hand)
+        if not cards:
+            return EXCUSE
+        # The taker may take it: win it surely ourselves, else give little.
+        sure = _sure(p, cards, opps, lead, sizes)
         if sure:
             return _lo(sure)
         return _give(cards, ex, hand)
 
-    # An opponent is winning the trick.
-    sure = _sure(cards, win_card, plain_t, trump_t, lead)
+    # An opponent is winning the trick (or I am the taker).
+    sure = _sure(p, cards, opps, lead, sizes)
     if sure:
-        if sure & PETIT_BIT and opps and sure & ~PETIT_BIT:
-            # "Sure" assumes those who may follow will: do not bet the Petit on it.
-            return _lo(sure & ~PETIT_BIT)
-        return _lo(sure)  # the cheapest sure winner (the Petit when last: it is then saved)
+        c = _lo(sure)  # the cheapest sure winner (the Petit only when it cannot be beaten)
+        if SUIT_OF[c] == TRUMP_SUIT and lead != TRUMP_SUIT and p.trick_half < CHEAP_TRICK_HALF:
+            # Do not spend a master trump on a cheap trick: a low trump that is probably not
+            # overtrumped does.
+            low = cards & TRUMP_MASK & ~PETIT_BIT & ~sure
+            if low and beat_prob(p, opps, lead, _lo(low), sizes) <= TRUMP_RISK:
+                return _lo(low)
+        return c
+    # No sure winner: the cheapest card of the suit led that probably wins (a trump that may
+    # be overtrumped is played low, below).
+    for c in _cards(cards & PLAIN_MASK):
+        if _beats(c, win_card, lead) and beat_prob(p, opps, lead, c, sizes) <= TAKE_RISK:
+            return c
     trumps = cards & TRUMP_MASK
     if trumps and not cards & PLAIN_MASK:
         # Forced to play a trump that may be beaten: keep the Petit out of danger.
@@ -183,19 +247,21 @@ def _follow(p: Pos, me: int, hand: int, legal: int) -> int:
     return _give(cards, ex, hand)
 
 
-def _sure(cards: int, win_card: int, plain_t: int, trump_t: int, lead: int) -> int:
-    """Cards of ``cards`` that beat ``win_card`` whatever the opponents still to play hold."""
-    win_trump = SUIT_OF[win_card] == TRUMP_SUIT
-    trumps = cards & TRUMP_MASK
+def _beats(card: int, win_card: int, lead: int) -> bool:
+    s = SUIT_OF[card]
+    ws = SUIT_OF[win_card]
+    if s == TRUMP_SUIT:
+        return ws != TRUMP_SUIT or card > win_card
+    return s == lead and ws == s and card > win_card
+
+
+def _sure(p: Pos, cards: int, opps: list[int], lead: int, sizes: list[int] | None) -> int:
+    """Cards of ``cards`` that take the trick whatever the opponents still to play hold."""
     out = 0
-    if trumps:
-        floor = max(trump_t, win_card if win_trump else -1)
-        out |= trumps & ~((1 << (floor + 1)) - 1) if floor >= 0 else trumps
-    if not win_trump and trump_t < 0 and lead != TRUMP_SUIT:
-        plain = cards & SUIT_MASKS[lead]
-        if plain:
-            floor = max(plain_t, win_card)
-            out |= plain & ~((1 << (floor + 1)) - 1)
+    win_card = p.win_card
+    for c in _cards(cards):
+        if _beats(c, win_card, lead) and beat_prob(p, opps, lead, c, sizes) == 0.0:
+            out |= 1 << c
     return out
 
 
@@ -209,7 +275,7 @@ def _give(cards: int, ex: int, hand: int) -> int:
     return c
 
 
-def _lead_defender(p: Pos, me: int, hand: int, legal: int) -> int:
+def _lead_defender(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None) -> int:
     taker = p.taker
     th = p.hands[taker]
     others = _others(p, me)
@@ -226,7 +292,7 @@ def _lead_defender(p: Pos, me: int, hand: int, legal: int) -> int:
             top = _hi(mine)
             if others & SUIT_MASKS[s] & ABOVE_SAME[top]:
                 continue
-            if (th & SUIT_MASKS[s] or not taker_trumps) and HALF_POINTS[top] > best_pts:
+            if HALF_POINTS[top] > best_pts and beat_prob(p, [taker], s, top, sizes) <= CASH_RISK:
                 best_pts = HALF_POINTS[top]
                 best = top
         if best >= 0 and best_pts >= 3:
@@ -269,7 +335,7 @@ def _lead_defender(p: Pos, me: int, hand: int, legal: int) -> int:
     return _lo(legal)
 
 
-def _lead_taker(p: Pos, me: int, hand: int, legal: int) -> int:
+def _lead_taker(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None) -> int:
     others = _others(p, me)
     out_tr = others & TRUMP_MASK
     my_tr = legal & TRUMP_MASK
@@ -284,10 +350,10 @@ def _lead_taker(p: Pos, me: int, hand: int, legal: int) -> int:
                 return _lo(masters)
             return _lo(my_tr & ~PETIT_BIT)
     if plain:
-        hands = p.hands
         defs = [s for s in range(4) if s != me]
         best = -1
         best_pts = -1
+        long_low = -1  # a small card of a long suit whose master is too likely trumped
         for s in range(4):
             mine = plain & SUIT_MASKS[s]
             if not mine:
@@ -295,14 +361,23 @@ def _lead_taker(p: Pos, me: int, hand: int, legal: int) -> int:
             top = _hi(mine)
             if others & SUIT_MASKS[s] & ABOVE_SAME[top]:
                 continue
-            # A master is sure when no defender can trump it.
-            if any(not hands[d] & SUIT_MASKS[s] and hands[d] & TRUMP_MASK for d in defs):
+            # Cash a master only when the defenders are unlikely to trump it: the longer our
+            # suit, the likelier one of them is void.
+            risk = beat_prob(p, defs, s, top, sizes)
+            if mine.bit_count() >= LONG_SUIT and risk > LONG_CASH_RISK:
+                # Lead small in it instead: the honours out fall, the king stays master.
+                if HALF_POINTS[_lo(mine)] == 1:
+                    long_low = _lo(mine)
+                continue
+            if risk > TAKER_CASH_RISK:
                 continue
             if HALF_POINTS[top] > best_pts:
                 best_pts = HALF_POINTS[top]
                 best = top
         if best >= 0:
             return best
+        if long_low >= 0:
+            return long_low
         # Shorten the shortest suit without honours, from the bottom.
         best = -1
         best_key: tuple[int, int, int] = (99, 99, 99)

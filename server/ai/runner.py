@@ -5,10 +5,10 @@ The table server calls :meth:`Runner.decide` for any AI seat:
     action = await runner.decide("strong", view, legal, deadline_s=2.0, deal=3)
 
 Cheap bots (``easy``, ``normal``, ``heuristic``, ``random``: well under a millisecond) run
-inline. ``strong``
-decisions run in a pool of worker processes, never on the event loop (by default one process
-per core but one, which stays with the loop). Bids, discard, chelem and poignée decisions are
-the heuristic's, made inline. Each card decision has a deadline: the worker is told the
+inline. ``strong`` decisions run in a pool of worker processes, never on the event loop (by
+default one process per core but one, which stays with the loop): its bids, free discards and
+cards are searched by simulation; chelem and poignée decisions (and forced discards) are the
+heuristic's, made inline. Each searched decision has a deadline: the worker is told the
 wall-clock time by which it must answer and thinks until then at most, so a decision that
 waited in the queue thinks less; under load (more decisions in flight than workers) every
 decision also thinks proportionally less, so waiting stays about one budget long. If no answer
@@ -139,10 +139,14 @@ class Runner:
         self.decisions += 1
         if level in INLINE_LEVELS:
             return self._inline[level].choose(view, legal)
-        pre = pre_play_action(view, legal)
-        if pre is not None:
-            return pre  # bids, discard, chelem and poignées are the heuristic's decisions
-        if len(legal.plays) == 1 or deadline_s < MIN_THINK_S + RETURN_MARGIN_S:
+        searched = legal.bids or (legal.discard is not None and not legal.discard.required)
+        if not searched:
+            pre = pre_play_action(view, legal)
+            if pre is not None:
+                return pre  # chelem and poignées are the heuristic's decisions
+            if len(legal.plays) == 1:
+                return self.fallback(view, legal)
+        if deadline_s < MIN_THINK_S + RETURN_MARGIN_S:
             return self.fallback(view, legal)
         start = time.time()
         think_ms = budget_ms if budget_ms is not None else self.strong_budget_ms

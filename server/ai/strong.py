@@ -17,24 +17,29 @@ import random
 import time
 from typing import Any
 
-from server.rules import Action, Legal, Play
-from server.rules.cards import CODES, HALF_POINTS, INDEX, OUDLERS_MASK, SUIT_OF, half_points
+from server.rules import Action, Bid, Discard, Legal, Play
+from server.rules.actions import CONTRACT_INDEX, CONTRACTS
+from server.rules.cards import (
+    CODES,
+    HALF_POINTS,
+    INDEX,
+    OUDLERS_MASK,
+    SUIT_OF,
+    TRUMP_MASK,
+    codes_of,
+    half_points,
+)
 
 from .evaluate import choose_bid
 from .heuristic import play_pos, pre_play_action
 from .kernel import Pos
-from .knowledge import Knowledge, read_view, template_pos
+from .knowledge import Knowledge, mask, read_view, template_pos
 from .policy import choose_card
+from .rollouts import observe, rollout, rollout_hidden
 from .sampler import Sampler
 
 DEFAULT_BUDGET_MS = 100.0
 INF = 10**9
-
-
-def rollout(p: Pos) -> None:
-    """Finish ``p`` in place with the heuristic policy for every seat (perfect information)."""
-    while p.n_tricks < 18:
-        p.play(choose_card(p, p.turn))
 
 
 def solve(p: Pos, alpha: int, beta: int, objective: str) -> int:
@@ -112,7 +117,11 @@ class StrongBot:
         max_samples: int = 400,
         confidence: float | None = 2.5,
         min_samples: int = 16,
+        prune: float | None = 2.0,
         bid_inference: float | None = 0.1,
+        hidden_rollouts: bool = True,
+        simulate_bids: bool = True,
+        simulate_discard: bool = True,
         clock: Any = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
@@ -122,22 +131,70 @@ class StrongBot:
         self.max_samples = max_samples
         self.confidence = confidence
         self.min_samples = min_samples
+        self.prune = prune  # drop candidates this many standard errors behind (None: never)
         self.bid_inference = bid_inference
+        self.hidden_rollouts = hidden_rollouts
+        self.simulate_bids = simulate_bids
+        self.simulate_discard = simulate_discard
         self.clock = clock  # seconds; tests give a fake clock
         self.last_stats: dict[str, Any] = {}
 
     def choose(self, view: dict[str, Any], legal: Legal, budget_ms: float | None = None) -> Action:
+        budget = self.budget_ms if budget_ms is None else budget_ms
+        deadline = self.clock() + budget / 1000.0
+        if legal.bids and self.simulate_bids:
+            return self.choose_bid(view, legal, deadline)
+        if legal.discard is not None and self.simulate_discard and not legal.discard.required:
+            return self.choose_discard(view, legal, deadline)
         act = pre_play_action(view, legal)
         if act is not None:
             return act
         if len(legal.plays) == 1:
             return Play(legal.seat, legal.plays[0])
-        budget = self.budget_ms if budget_ms is None else budget_ms
-        card = self.choose_card(view, self.clock() + budget / 1000.0)
+        card = self.choose_card(view, deadline)
         code = CODES[card]
         if code not in legal.plays:  # defensive: never return an illegal card
             code = legal.plays[0]
         return Play(legal.seat, code)
+
+    def choose_bid(self, view: dict[str, Any], legal: Legal, deadline: float) -> Action:
+        """Bid by simulation (:func:`server.ai.bidsim.simulate_bid`) before ``deadline``."""
+        from .bidsim import simulate_bid
+
+        t0 = self.clock()
+        bids = [(b["seat"], CONTRACT_INDEX[b["contract"]]) for b in view["bids"]]
+        want, est, n = simulate_bid(
+            mask(view["hand"]),
+            legal.seat,
+            view["dealer"],
+            bids,
+            self.rng,
+            lambda: self.clock() >= deadline,
+        )
+        self.last_stats = {"worlds": n, "estimates": est, "ms": (self.clock() - t0) * 1000}
+        name = CONTRACTS[want]
+        return Bid(legal.seat, name if name in legal.bids else "pass")  # type: ignore[arg-type]
+
+    def choose_discard(self, view: dict[str, Any], legal: Legal, deadline: float) -> Action:
+        """Discard by simulation (:func:`server.ai.bidsim.simulate_discard`)."""
+        from .bidsim import simulate_discard
+
+        t0 = self.clock()
+        rule = legal.discard
+        assert rule is not None
+        cards, stats = simulate_discard(
+            mask(view["hand"]),
+            legal.seat,
+            view["dealer"],
+            mask(view["chien"]),
+            CONTRACT_INDEX[view["contract"]],
+            mask(rule.required),
+            mask(rule.choices),
+            self.rng,
+            lambda: self.clock() >= deadline,
+        )
+        self.last_stats = {**stats, "ms": (self.clock() - t0) * 1000}
+        return Discard(legal.seat, tuple(codes_of(cards)))
 
     def choose_card(self, view: dict[str, Any], deadline: float) -> int:
         """The card to play, deciding before ``deadline`` (a :attr:`clock` value)."""
@@ -154,7 +211,7 @@ class StrongBot:
         """Sum of team values and sample counts per candidate card, and the heuristic's card."""
         t0 = self.clock()
         me = k.seat
-        fallback = choose_card(play_pos(k), me)
+        fallback = choose_card(play_pos(k), me, k.hand_sizes)
         base = template_pos(k)
         legal_m = _legal_of(base, k)
         known = k.hand | k.played
@@ -170,8 +227,11 @@ class StrongBot:
         hidden_for_taker = k.contract != 4
         objective = self.objective
         exact = 18 - base.n_tricks <= self.exact_tricks
+        hidden_rollouts = self.hidden_rollouts
+        gone = k.discard_known & TRUMP_MASK  # shown discarded trumps
         rng = self.rng
         values: list[list[int]] = [[] for _ in cands]
+        alive = list(range(len(cands)))  # candidates still sampled (see prune)
         n = 0
         rejected = 0
         stop_reason = "samples"
@@ -195,44 +255,76 @@ class StrongBot:
             if hidden and hidden_for_taker:
                 world.taker_half += half_points(hidden)
                 world.taker_oud |= hidden & OUDLERS_MASK
+            taker_pile = k.discard_known | hidden if k.contract <= 2 else 0
             vals = []
-            for c in cands:
+            for i in alive:
+                c = cands[i]
                 q = world.copy()
-                q.play(c)
                 if exact:
+                    q.play(c)
                     v = solve(q, -INF, INF, objective)
+                elif hidden_rollouts:
+                    forb = k.forbidden[:]
+                    observe(forb, q, c)
+                    q.play(c)
+                    rollout_hidden(q, forb, gone, taker_pile)
+                    v = q.value(objective)
                 else:
+                    q.play(c)
                     rollout(q)
                     v = q.value(objective)
                 vals.append(sign * v)
                 if n > 0 and self.clock() >= deadline:
                     break
-            if len(vals) < len(cands):
+            if len(vals) < len(alive):
                 stop_reason = "deadline"
                 break  # an incomplete sample would bias the comparison
-            for lst, v in zip(values, vals, strict=True):
-                lst.append(v)
+            for i, v in zip(alive, vals, strict=True):
+                values[i].append(v)
             n += 1
+            if self.prune and n >= self.min_samples // 2 and n % 4 == 0 and len(alive) > 2:
+                # Stop spending rollouts on cards clearly worse than the best so far.
+                alive = _survivors(values, alive, self.prune)
             if (
                 self.confidence
                 and n >= self.min_samples
                 and n % 4 == 0
-                and _clear_winner(values, self.confidence)
+                and _clear_winner([values[i] for i in alive], self.confidence)
             ):
                 stop_reason = "clear"
                 break
-        for c, lst in zip(cands, values, strict=True):
-            sums[c] = sum(lst)
-            counts[c] = len(lst)
+        for i in alive:
+            sums[cands[i]] = sum(values[i])
+            counts[cands[i]] = len(values[i])
         self.last_stats = {
             "samples": n,
             "candidates": len(cands),
+            "alive": len(alive),
             "ms": (self.clock() - t0) * 1000,
             "exact": exact,
             "stop": stop_reason,
             "rejected": rejected,
         }
         return sums, counts, fallback
+
+
+def _survivors(values: list[list[int]], alive: list[int], z: float) -> list[int]:
+    """The candidates of ``alive`` not beaten by the best one by ``z`` standard errors of the
+    paired difference (their value lists all hold the same samples)."""
+    n = len(values[alive[0]])
+    means = {i: sum(values[i]) / n for i in alive}
+    b = max(alive, key=means.__getitem__)
+    vb = values[b]
+    keep = []
+    for j in alive:
+        if j != b:
+            d = [x - y for x, y in zip(vb, values[j], strict=True)]
+            m = sum(d) / n
+            var = sum((x - m) ** 2 for x in d) / (n - 1)
+            if (var == 0 and m > 0) or (var > 0 and m > 0 and m * m > z * z * var / n):
+                continue
+        keep.append(j)
+    return keep
 
 
 def _clear_winner(values: list[list[int]], z: float) -> bool:

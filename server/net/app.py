@@ -310,6 +310,7 @@ class Server:
             },
             "resumed": None,
             "admin": sess.admin,
+            "ai_levels": self.lobby.ai_levels,
         }
 
     def _on_hello(self, sess: Session, msg: P.Hello) -> None:

@@ -46,6 +46,7 @@ class TableHost(Protocol):
     decider: Decider
     actors: set[asyncio.Task[None]]  # every table's actor task still running
     shutting_down: bool
+    ai_levels: list[dict[str, str]]  # what `table_created` offers (server.ai.AI_LEVELS)
 
     @property
     def tokens(self) -> MutableMapping[str, Any]:  # token_hash -> the table holding that seat

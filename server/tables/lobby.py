@@ -12,7 +12,7 @@ from typing import Any
 
 import protocol.messages as P
 from protocol.errors import ErrorCode
-from server.ai import make_bot
+from server.ai import AI_LEVELS, make_bot
 from server.config import Config, token_hash
 from server.ops.metrics import Metrics
 from server.store.journal import Journal
@@ -24,6 +24,12 @@ from server.tables.table import Table
 log = logging.getLogger("atout.lobby")
 
 _STATE_ORDER = {"waiting": 0, "playing": 1, "finished": 2}
+# The AI of a new table's empty seats when `create_table` names none: a real opponent that
+# answers at once ("strong" costs a worker process 100 ms per card: a host's choice, not a default).
+DEFAULT_AI = "normal"
+AI_LEVEL_LIST: list[dict[str, str]] = [
+    {"level": name, "description": text} for name, text in AI_LEVELS
+]
 
 #: How tables are listed: waiting first, then playing, then finished; by id within a state.
 ListKey = tuple[int, str]
@@ -72,6 +78,7 @@ class Lobby:
         self.sessions: dict[str, Connection] = {}  # live connections by id
         self.shutting_down = False
         self.cluster: Any = None  # server.cluster.worker.Cluster when this is a worker of several
+        self.ai_levels = AI_LEVEL_LIST  # what `welcome` and `table_created` offer
         self.actors: set[asyncio.Task[None]] = set()  # every table's actor task still running
         # Tables' durable writes (server/store/journal.py); None without a store (some tests).
         self.journal = Journal(store) if hasattr(store, "run") else None
@@ -93,7 +100,7 @@ class Lobby:
             )
         if msg.deals is not None and msg.target_score is not None:
             raise LobbyError(ErrorCode.INVALID_FIELD, "give `deals` or `target_score`, not both")
-        ai = "random" if msg.ai is None else msg.ai
+        ai = DEFAULT_AI if msg.ai is None else msg.ai
         levels = [ai] * 4 if isinstance(ai, str) else list(ai)
         for level in dict.fromkeys(levels):
             try:

@@ -118,7 +118,14 @@ class Table(Seating):
             self._pending.clear()  # nothing of it is stored: nothing to close there either
             self._dirty = False
             return
-        sess.send_obj({"type": "table_created", "id": msg.id, "table": {**self.info(), **extra}})
+        sess.send_obj(
+            {
+                "type": "table_created",
+                "id": msg.id,
+                "table": {**self.info(), **extra},
+                "ai_levels": self.lobby.ai_levels,
+            }
+        )
 
     def _dispatch(self, item: tuple[Any, ...]) -> Any:
         """Handle one inbox item; returns a coroutine to await when it must wait for a write."""
