@@ -96,8 +96,10 @@ def simulate_bid(
     rng: random.Random,
     out_of_time: Callable[[], bool],
     max_worlds: int = 200,
+    margin: float = 0.0,
 ) -> tuple[int, list[float], int]:
-    """(contract index to bid, estimated per-defender score of contracts 1..4, worlds used)."""
+    """(contract index to bid, estimated per-defender score of contracts 1..4, worlds used).
+    The seat bids the best contract whose estimate is above ``margin``."""
     best = max((c for _, c in bids), default=0)
     prior = bid_values(hand)
     sums = [0.0, 0.0, 0.0, 0.0]
@@ -129,7 +131,7 @@ def simulate_bid(
             sums[i] += v / 2
         n += 1
     est = [(PRIOR_WEIGHT * prior[i] + sums[i]) / (PRIOR_WEIGHT + n) for i in range(4)]
-    want, want_v = 0, 0.0
+    want, want_v = 0, margin
     for c in range(best + 1, 5):
         if est[c - 1] > want_v:
             want, want_v = c, est[c - 1]

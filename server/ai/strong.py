@@ -24,13 +24,15 @@ from server.rules.cards import (
     HALF_POINTS,
     INDEX,
     OUDLERS_MASK,
+    SUIT_MASKS,
     SUIT_OF,
     TRUMP_MASK,
     codes_of,
     half_points,
 )
+from server.rules.deal import discard_rule
 
-from .evaluate import choose_bid
+from .evaluate import choose_bid, choose_discard
 from .heuristic import play_pos, pre_play_action
 from .kernel import Pos
 from .knowledge import Knowledge, mask, read_view, template_pos
@@ -120,7 +122,9 @@ class StrongBot:
         prune: float | None = 2.0,
         bid_inference: float | None = 0.1,
         hidden_rollouts: bool = True,
+        discard_inference: bool = True,
         simulate_bids: bool = True,
+        bid_margin: float = 0.0,
         simulate_discard: bool = True,
         clock: Any = time.perf_counter,
     ) -> None:
@@ -134,7 +138,11 @@ class StrongBot:
         self.prune = prune  # drop candidates this many standard errors behind (None: never)
         self.bid_inference = bid_inference
         self.hidden_rollouts = hidden_rollouts
+        self.discard_inference = discard_inference
         self.simulate_bids = simulate_bids
+        # Bid when the simulated score is above this: the simulations play the taker's cards
+        # with the heuristic policy, so they underrate what the search will make of them.
+        self.bid_margin = bid_margin
         self.simulate_discard = simulate_discard
         self.clock = clock  # seconds; tests give a fake clock
         self.last_stats: dict[str, Any] = {}
@@ -170,6 +178,7 @@ class StrongBot:
             bids,
             self.rng,
             lambda: self.clock() >= deadline,
+            margin=self.bid_margin,
         )
         self.last_stats = {"worlds": n, "estimates": est, "ms": (self.clock() - t0) * 1000}
         name = CONTRACTS[want]
@@ -222,7 +231,7 @@ class StrongBot:
         if len(cands) == 1:
             return {}, {}, cands[0]
         sampler = Sampler(k)
-        bid_check = _BidCheck(k) if self.bid_inference is not None else None
+        bid_check = _BidCheck(k, self.discard_inference) if self.bid_inference is not None else None
         sign = 1 if me == k.taker else -1
         hidden_for_taker = k.contract != 4
         objective = self.objective
@@ -348,18 +357,23 @@ def _clear_winner(values: list[list[int]], z: float) -> bool:
 
 
 class _BidCheck:
-    """Is a sampled deal consistent with the bids, read with our own bidding scale?"""
+    """Is a sampled deal consistent with the bids, read with our own bidding model, and (for
+    another seat's prise or garde) with a discard that clears short suits as ours would?"""
 
-    def __init__(self, k: Knowledge) -> None:
+    def __init__(self, k: Knowledge, discard: bool = True) -> None:
         self.me = k.seat
         self.bids = k.bids
         self.extra = [k.played_by[s] for s in range(4)]
         self.taker = k.taker
         self.chien = k.chien if k.contract <= 2 else 0
+        self.discard_known = k.discard_known
+        self.check_discard = discard and k.taker >= 0 and k.taker != k.seat and k.contract <= 2
         if k.taker >= 0 and k.contract <= 2:
             self.extra[k.taker] |= k.discard_known
 
     def plausible(self, hands: list[int], hidden: int) -> bool:
+        if self.check_discard and not self._discard_plausible(hands, hidden):
+            return False
         best = 0
         for seat, contract in self.bids:
             if seat == self.me:
@@ -374,6 +388,19 @@ class _BidCheck:
             if contract:
                 best = contract
         return True
+
+    def _discard_plausible(self, hands: list[int], hidden: int) -> bool:
+        """The suits our discard rule would clear from the taker's 24 cards are void in the
+        sampled deal (a taker discards to make voids; uniform samples leave it too often a
+        card of the suit, and a trick looks safe that the taker will trump)."""
+        t = self.taker
+        full = hands[t] | self.extra[t] | hidden
+        discard = self.discard_known | hidden
+        required, choices = discard_rule(full)
+        ours = choose_discard(full, required, choices)
+        kept = full & ~discard
+        # every suit our rule would clear (held, none kept by our discard) holds no card now
+        return not any(full & m and not full & ~ours & m and kept & m for m in SUIT_MASKS)
 
 
 def _legal_of(p: Pos, k: Knowledge) -> int:
