@@ -210,9 +210,9 @@ async def test_killing_a_worker_leaves_the_other_alone(cluster: Running) -> None
     ada = await connect_url(cluster.url(0), "Ada")
     on_a = (await ada.request({"type": "create_table", "name": "doomed"}))["table"]["table"]
     bob = await connect_url(cluster.url(1), "Bob")
-    tid = (await bob.request({"type": "create_table", "name": "safe", "deals": 3}))["table"][
+    tid = (await bob.request({"type": "create_table", "name": "safe", "deals": 3, "ai": "random"}))[
         "table"
-    ]
+    ]["table"]
     assert tid.startswith(f"w{cluster.worker_id(1)}-")
     await listed(bob, on_a)
     await bob.join(tid)

@@ -124,7 +124,7 @@ class StrongBot:
         hidden_rollouts: bool = True,
         discard_inference: bool = True,
         simulate_bids: bool = True,
-        bid_margin: float = 0.0,
+        bid_margin: float = -15.0,
         simulate_discard: bool = True,
         clock: Any = time.perf_counter,
     ) -> None:
@@ -141,7 +141,8 @@ class StrongBot:
         self.discard_inference = discard_inference
         self.simulate_bids = simulate_bids
         # Bid when the simulated score is above this: the simulations play the taker's cards
-        # with the heuristic policy, so they underrate what the search will make of them.
+        # with the heuristic policy, so they underrate what the search makes of them (-15 vs 0:
+        # +1.7 +- 5.6 per deal over 150 deals, seed 5; more takes, fewer made).
         self.bid_margin = bid_margin
         self.simulate_discard = simulate_discard
         self.clock = clock  # seconds; tests give a fake clock
