@@ -66,9 +66,8 @@ LONG_CASH_RISK = 0.5
 # opponent is winning (0.15..0.5: no measurable difference).
 TAKE_RISK = 0.3
 # A trick is trumped with the lowest trump (not the Petit) whose chance of being overtrumped is
-# at most TRUMP_RISK, rather than with a master trump (0.7 beat 0.35 by +0.4 and 1.0 by +0.3),
-# when it is worth less than CHEAP_TRICK_HALF half points (any trick: no limit measured better).
-CHEAP_TRICK_HALF = 999
+# at most TRUMP_RISK, rather than with a master trump (0.7 beat 0.35 by +0.4 and 1.0 by +0.3;
+# doing so only for tricks worth little measured worse than for every trick).
 TRUMP_RISK = 0.7
 
 
@@ -226,7 +225,7 @@ def _follow(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None) -> 
     sure = _sure(p, cards, opps, lead, sizes)
     if sure:
         c = _lo(sure)  # the cheapest sure winner (the Petit only when it cannot be beaten)
-        if SUIT_OF[c] == TRUMP_SUIT and lead != TRUMP_SUIT and p.trick_half < CHEAP_TRICK_HALF:
+        if SUIT_OF[c] == TRUMP_SUIT and lead != TRUMP_SUIT:
             # Do not spend a master trump on a cheap trick: a low trump that is probably not
             # overtrumped does.
             low = cards & TRUMP_MASK & ~PETIT_BIT & ~sure
