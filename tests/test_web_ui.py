@@ -244,7 +244,11 @@ def test_phone_width_with_touch(browse: Any, web_server: ThreadServer, shots: An
             and not p["legal"]["poignees"]
             and not page.locator("dialog[open]").count()
         ):
-            page.tap(f'.hand .card[data-card="{p["legal"]["plays"][0]}"]')
+            try:
+                page.tap(f'.hand .card[data-card="{p["legal"]["plays"][0]}"]', timeout=3000)
+            except Exception as e:  # the page redrew under the tap (a new prompt): look again
+                if "Timeout" not in type(e).__name__:
+                    raise
             page.wait_for_timeout(30)
             continue
         if not act_once(page):
