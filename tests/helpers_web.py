@@ -288,6 +288,60 @@ def state(page: Any) -> dict[str, Any]:
     )
 
 
+# Where a person touches a card of the hand: its top-left corner, the index, which stays in
+# view however much the cards overlap (across and, on several lines, from the line below).
+CARD_SPOT = {"x": 8, "y": 10}
+
+
+def click_card(page: Any, code: str, tap: bool = False, **kw: Any) -> None:
+    """Click (or tap) a card of the hand where it can be seen."""
+    card = page.locator(f'.hand .card[data-card="{code}"]')
+    if tap:
+        card.tap(position=CARD_SPOT, **kw)
+    else:
+        card.click(position=CARD_SPOT, **kw)
+
+
+def unreachable_cards(page: Any) -> list[str]:
+    """Cards of the hand whose index corner is covered by something else (so a person could
+    not see or touch them), or that stick out of the page's width."""
+    return page.evaluate(
+        """([x, y]) => [...document.querySelectorAll('.hand .card')].filter((c) => {
+            const r = c.getBoundingClientRect();
+            if (r.left < 0 || r.right > document.documentElement.clientWidth + 0.5) return true;
+            const hit = document.elementFromPoint(r.left + x, r.top + y);
+            return !hit || hit.closest('.card') !== c;
+        }).map((c) => c.dataset.card)""",
+        [CARD_SPOT["x"], CARD_SPOT["y"]],
+    )
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    """An element's box in page coordinates (scroll included)."""
+    return page.evaluate(
+        """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+            return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height,
+                    bottom: r.bottom + scrollY, right: r.right + scrollX}; }""",
+        selector,
+    )
+
+
+def trick_overlaps(page: Any) -> list[tuple[str, str]]:
+    """Pairs of cards on the table (the trick) that overlap each other."""
+    return [
+        tuple(x)
+        for x in page.evaluate(
+            """() => { const cs = [...document.querySelectorAll('#trick .trick-card')].map((e) => [e.closest('li').className, e.getBoundingClientRect()]);
+            const out = [];
+            for (let i = 0; i < cs.length; i++) for (let j = i + 1; j < cs.length; j++) {
+              const a = cs[i][1], b = cs[j][1];
+              if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) out.push([cs[i][0], cs[j][0]]);
+            }
+            return out; }"""
+        )
+    ]
+
+
 def act_once(
     page: Any, bid: str = "garde", poignee: bool = True, keyboard: bool = False
 ) -> str | None:
@@ -340,7 +394,7 @@ def _decide(page: Any, p: dict[str, Any], bid: str, poignee: bool, keyboard: boo
                     card.focus()
                     page.keyboard.press("Enter")
                 else:
-                    card.click(timeout=T)
+                    click_card(page, code, timeout=T)
         page.wait_for_selector("#discard-go:not([disabled])")
         if keyboard:
             page.focus("#discard-go")
@@ -367,7 +421,7 @@ def _decide(page: Any, p: dict[str, Any], bid: str, poignee: bool, keyboard: boo
                 page.keyboard.press(key)
             page.keyboard.press("Enter")
         else:
-            page.click(timeout=T, selector=f'.hand .card[data-card="{legal[0]}"]')
+            click_card(page, legal[0], timeout=T)
     else:
         return None
     return phase

@@ -10,13 +10,17 @@ from typing import Any
 from helpers_web import (  # fixtures by name
     ThreadServer,
     act_once,
+    box,
     browse,
     browser,
+    click_card,
     open_quick_game,
     play_until,
     raw_client_times,
     shots,
     state,
+    trick_overlaps,
+    unreachable_cards,
     web_server,
 )
 
@@ -38,6 +42,8 @@ def test_a_deal_against_three_ai_by_clicking(
     page.click("#play-ai")
     page.wait_for_selector(".tableview .seat.me")
     seen: set[str] = set()
+    hand_top = None
+    full_tricks = 0
     deadline = time.monotonic() + 90
     while not _finished(page):
         assert time.monotonic() < deadline, state(page)
@@ -45,9 +51,24 @@ def test_a_deal_against_three_ai_by_clicking(
         p = s.get("prompt")
         if p and p["phase"] not in seen and not page.locator("dialog[open]").count():
             seen.add(p["phase"])
-            if p["phase"] == "discard":
-                page.wait_for_selector("#discard-go")
+            page.wait_for_selector(f'#action[data-prompt="{p["key"]}"]')
             page.screenshot(path=str(shots / f"{p['phase']}.png"))
+            # Every card of the hand (18, or 24 with the chien) shows its index to the pointer.
+            assert unreachable_cards(page) == [], p["phase"]
+        if (
+            p
+            and p["phase"] == "play"
+            and not p["legal"]["poignees"]
+            and not page.locator("dialog[open]").count()
+        ):
+            # Nothing above the hand grows when a trick is on the table: the hand stays put
+            # (from one card to the next; a poignée offer at the first card may take room).
+            top = box(page, "#hand")["y"]
+            hand_top = top if hand_top is None else hand_top
+            assert abs(top - hand_top) < 1, (top, hand_top)
+            if page.locator("#trick li").count() == 4:
+                full_tricks += 1
+                assert trick_overlaps(page) == []
         if not act_once(page):
             page.wait_for_timeout(25)
     elapsed = time.monotonic() - t0
@@ -58,6 +79,7 @@ def test_a_deal_against_three_ai_by_clicking(
     )
     s = state(page)
     assert s["result"] is not None and "bidding" in seen
+    assert s["result"]["status"] != "played" or full_tricks > 0
     page.screenshot(path=str(shots / "score-sheet.png"))
     sheet = page.locator("#dlg-sheet")
     assert sheet.is_visible()
@@ -74,9 +96,15 @@ def test_a_deal_against_three_ai_by_clicking(
             "Petit au bout",
             "Poignée",
             "Chelem",
-            "Per defender",
         ):
             assert label in text, label
+        # Who pays whom, and how much: the amount per defender, without a sign to decode.
+        per = page.inner_text("#sheet-per-defender")
+        pd = s["result"]["per_defender"]
+        assert (
+            "Each defender pays the taker" if pd >= 0 else "The taker pays each defender"
+        ) in per
+        assert per.split()[-1] == str(abs(pd)).replace(".0", ""), per
         cells = page.locator("#sheet-scores tbody td:nth-child(2)").all_inner_texts()
         scores = [float(c.replace("−", "-").replace("+", "")) for c in cells]
         assert sum(scores) == 0 and scores == [float(x) for x in s["result"]["scores"]]
@@ -249,7 +277,7 @@ def test_an_illegal_click_is_refused_with_the_reason(browse: Any, web_server: Th
     page.wait_for_selector(f'.hand .card[data-card="{illegal}"][aria-disabled="true"]')
     card = page.locator(f'.hand .card[data-card="{illegal}"]')
     assert card.get_attribute("title")  # the reason on hover
-    card.click(force=True)  # a person can click a dimmed card; Playwright would wait for it
+    click_card(page, illegal, force=True)  # a person can click a dimmed card; Playwright would wait
     page.wait_for_selector("#notice")
     notice = page.inner_text("#notice")
     assert "You may not play" in notice and ("R7.5" in notice or "R7.6" in notice), notice
@@ -289,14 +317,14 @@ def test_a_poignee_chosen_card_by_card(browser: Any, tmp_path: Any) -> None:
         page.click('[data-key="poignee-choose-single"]')
         page.wait_for_selector("#poignee-go:not([disabled])")  # the default set, pre-selected
         first = option["default"][0]
-        page.click(f'.hand .card[data-card="{first}"]')
+        click_card(page, first)
         page.wait_for_selector("#poignee-go[disabled]")  # nine: not a poignée
         not_trump = next((c for c in state(page)["hand"] if c not in option["eligible"]), None)
         if not_trump:
-            page.click(f'.hand .card[data-card="{not_trump}"]', force=True)
+            click_card(page, not_trump, force=True)
             page.wait_for_selector("#notice")
             assert "R6.4" in page.inner_text("#notice")
-        page.click(f'.hand .card[data-card="{first}"]')
+        click_card(page, first)
         page.click("#poignee-go")
         page.wait_for_selector("#side-poignee-0")
         assert "single poignée" in page.inner_text(".side")

@@ -9,8 +9,12 @@ import { connectionFor, originURL } from "./net.js";
 import { TableView } from "./table.js";
 import { openRules } from "./rules.js";
 import { errorText, dialog } from "./ui.js";
+import { cardSVG } from "./cards.js";
 
-const DEFAULT_LEVELS = ["random", "heuristic", "strong"];
+// AI levels offered when the server does not list its own (welcome.ai_levels, PROTOCOL.md 2).
+const DEFAULT_LEVELS = ["easy", "normal", "strong"];
+const KNOWN_LEVELS = ["random", "heuristic", "strong", "easy", "normal"];
+const LOBBY_PAGE = 20; // tables asked for at a time (list_tables.limit)
 
 export const app = {
   settings: S.load(),
@@ -18,12 +22,18 @@ export const app = {
   conn: null,
   view: null,
   pendingStart: null,
+  levels: null, // the server's ai_levels (from welcome or table_created), once known
   aiLevels() {
     const w = this.conn && this.conn.welcome;
-    if (w && Array.isArray(w.ai_levels) && w.ai_levels.length) {
-      return w.ai_levels.map((x) => (typeof x === "string" ? { level: x } : x));
-    }
+    const offered = (w && Array.isArray(w.ai_levels) && w.ai_levels.length && w.ai_levels) || this.levels;
+    if (offered) return offered.map((x) => (typeof x === "string" ? { level: x } : x)).filter((x) => x && x.level);
     return DEFAULT_LEVELS.map((level) => ({ level }));
+  },
+  /** A level's description in the player's language (the server's own text for a level we do not know). */
+  levelDescription(level) {
+    if (KNOWN_LEVELS.includes(level)) return t("ai_desc." + level);
+    const x = this.aiLevels().find((l) => l.level === level);
+    return (x && x.description) || "";
   },
   defaultLevel() {
     const levels = this.aiLevels().map((x) => x.level);
@@ -31,9 +41,7 @@ export const app = {
     return levels[0];
   },
   levelName(level) {
-    const key = "ai." + level;
-    const known = ["random", "heuristic", "strong", "easy", "normal"];
-    return known.includes(level) ? t(key) : level;
+    return KNOWN_LEVELS.includes(level) ? t("ai." + level) : level;
   },
   displayName() {
     return (this.name || "").trim() || t("landing.default_name");
@@ -102,14 +110,21 @@ class Landing {
     this.error = null;
     this.loading = true;
     this.onOpen = () => this.refresh();
+    this.onState = (e) => {
+      if (e.detail.state !== "reconnecting" || !e.detail.code) return;
+      this.error = e.detail.code === 4010 ? t("net.crowded") : t("err.connect");
+      this.loading = false;
+      this.renderLobby();
+    };
   }
 
   start() {
     this.render();
     const c = app.connection();
     c.addEventListener("open", this.onOpen);
-    c.open().catch(() => {
-      this.error = t("err.connect");
+    c.addEventListener("state", this.onState);
+    c.open().catch((e) => {
+      this.error = e && e.code === "too_many_connections" ? t("net.crowded") : t("err.connect");
       this.loading = false;
       this.renderLobby();
     });
@@ -117,7 +132,10 @@ class Landing {
   }
 
   dispose() {
-    if (app.conn) app.conn.removeEventListener("open", this.onOpen);
+    if (app.conn) {
+      app.conn.removeEventListener("open", this.onOpen);
+      app.conn.removeEventListener("state", this.onState);
+    }
   }
 
   relabel() {
@@ -136,6 +154,11 @@ class Landing {
       app.name = nameInput.value.trim().slice(0, 32);
       store.setName(app.name);
     });
+    nameInput.addEventListener("input", () => {
+      const c = this.root.querySelector("#c-name");
+      const name = nameInput.value.trim().slice(0, 32) || t("landing.default_name");
+      if (c) c.placeholder = t("quick.table_name", { name });
+    });
     const lang = h("select", { id: "lang", name: "lang" },
       LANGUAGES.map((l) => h("option", { value: l.code, selected: l.code === currentLanguage(), lang: l.code }, l.name)));
     lang.addEventListener("change", () => app.setLanguage(lang.value));
@@ -144,9 +167,12 @@ class Landing {
         ["s500", t("series.score", { n: 500 })], ["s1000", t("series.score", { n: 1000 })]]
         .map(([v, label]) => h("option", { value: v }, label)));
     length.value = sessionStorage.getItem("atout.series") || "d1";
-    const level = h("select", { id: "level", name: "level" },
+    const level = h("select", { id: "level", name: "level", "aria-describedby": "level-desc" },
       app.aiLevels().map((x) => h("option", { value: x.level }, app.levelName(x.level))));
     level.value = sessionStorage.getItem("atout.level") || app.defaultLevel();
+    if (!level.value) level.value = app.defaultLevel();
+    const levelDesc = h("p", { class: "hint level-desc", id: "level-desc" }, app.levelDescription(level.value));
+    level.addEventListener("change", () => { levelDesc.textContent = app.levelDescription(level.value); });
     this.levelSelect = level;
     const play = h("button", { type: "submit", class: "primary big", id: "play-ai" }, t("landing.play_ai"));
     const form = h("form", { class: "quick", id: "quick", "aria-labelledby": "quick-title" },
@@ -156,7 +182,7 @@ class Landing {
         h("label", { for: "name" }, t("landing.name")), nameInput,
         h("label", { for: "lang" }, t("landing.language")), lang,
         h("label", { for: "series" }, t("landing.series")), length,
-        h("label", { for: "level" }, t("landing.level")), level),
+        h("label", { for: "level" }, t("landing.level")), h("div", { class: "with-desc" }, level, levelDesc)),
       play,
       h("p", { class: "form-error", role: "alert", id: "quick-error" }));
     form.addEventListener("submit", async (e) => {
@@ -189,14 +215,11 @@ class Landing {
         form,
         this.createForm(),
         this.lobbyBox,
-        h("section", { class: "join-id", "aria-labelledby": "joinid-title" },
+        h("section", { class: "join-id panel", "aria-labelledby": "joinid-title" },
           h("h2", { id: "joinid-title" }, t("landing.join_title")),
           this.joinForm())));
-    import("./cards.js").then(({ cardSVG }) => {
-      const box = this.root.querySelector(".hero-cards");
-      if (!box) return;
-      for (const c of ["T21", "EX", "HK", "T1"]) box.append(h("span", { class: "hero-card" }, cardSVG(c, currentLanguage(), t("card.excuse_short"))));
-    });
+    const heroBox = this.root.querySelector(".hero-cards");
+    for (const c of ["T21", "EX", "HK", "T1"]) heroBox.append(h("span", { class: "hero-card" }, cardSVG(c, currentLanguage(), t("card.excuse_short"))));
     this.renderLobby();
   }
 
@@ -217,7 +240,7 @@ class Landing {
   createForm() {
     const levels = app.aiLevels();
     const sel = (id, label) => [h("label", { for: id }, label),
-      h("select", { id, name: id }, levels.map((x) => h("option", { value: x.level, selected: x.level === app.defaultLevel() }, app.levelName(x.level))))];
+      h("select", { id, name: id }, levels.map((x) => h("option", { value: x.level, selected: x.level === app.defaultLevel(), title: app.levelDescription(x.level) }, app.levelName(x.level))))];
     const f = h("form", { class: "create", id: "create" },
       h("div", { class: "fields" },
         h("label", { for: "c-name" }, t("create.name")),
@@ -228,10 +251,14 @@ class Landing {
           h("label", {}, h("input", { type: "radio", name: "c-public", value: "0" }), t("create.private"))),
         h("span", { class: "label" }, t("create.end")),
         h("div", { class: "radios end" },
-          h("label", {}, h("input", { type: "radio", name: "c-end", value: "deals", checked: true }), t("create.deals")),
-          h("input", { id: "c-deals", type: "number", min: "1", max: "1000", value: "4", "aria-label": t("create.deals_n") }),
-          h("label", {}, h("input", { type: "radio", name: "c-end", value: "score" }), t("create.target")),
-          h("input", { id: "c-target", type: "number", min: "1", max: "100000", value: "500", "aria-label": t("create.target_n") })),
+          h("span", { class: "end-choice" },
+            h("label", {}, h("input", { type: "radio", name: "c-end", value: "deals", checked: true }), t("create.deals")),
+            h("input", { id: "c-deals", type: "number", min: "1", max: "1000", value: "4", "aria-label": t("create.deals_n") }),
+            h("span", {}, t("create.deals_unit"))),
+          h("span", { class: "end-choice" },
+            h("label", {}, h("input", { type: "radio", name: "c-end", value: "score" }), t("create.target")),
+            h("input", { id: "c-target", type: "number", min: "1", max: "100000", value: "500", "aria-label": t("create.target_n") }),
+            h("span", {}, t("create.target_unit")))),
         h("label", { for: "c-timer" }, t("create.timer")),
         h("select", { id: "c-timer" }, [["", t("create.no_timer")], ["30", "30 s"], ["60", "60 s"], ["120", "2 min"], ["300", "5 min"]]
           .map(([v, l]) => h("option", { value: v }, l))),
@@ -268,6 +295,7 @@ class Landing {
     const c = app.connection();
     await c.open();
     const created = await c.request({ type: "create_table", ...opts });
+    if (Array.isArray(created.ai_levels) && created.ai_levels.length) app.levels = created.ai_levels;
     const info = created.table;
     if (info.url && info.url !== c.url) store.setSeat(info.table, { url: info.url });
     store.setSeat(info.table, { creator: true });
@@ -279,7 +307,7 @@ class Landing {
     const c = app.conn;
     if (!c || c.state !== "open") return;
     try {
-      const req = { type: "list_tables" };
+      const req = { type: "list_tables", limit: LOBBY_PAGE };
       if (more && this.next) req.cursor = this.next;
       const ans = await c.request(req);
       this.tables = more ? [...this.tables, ...ans.tables] : ans.tables;
@@ -293,7 +321,8 @@ class Landing {
     this.renderLobby();
     // The levels of this server may differ from the defaults (welcome.ai_levels).
     const lv = this.levelSelect;
-    if (lv && c.welcome && c.welcome.ai_levels && lv.options.length !== c.welcome.ai_levels.length) {
+    const offered = app.aiLevels().map((x) => x.level).join(" ");
+    if (lv && [...lv.options].map((o) => o.value).join(" ") !== offered) {
       clear(this.root);
       this.render();
     }
@@ -305,7 +334,11 @@ class Landing {
     clear(box);
     const refresh = h("button", { type: "button", class: "ghost small", id: "lobby-refresh", onclick: () => this.refresh() }, t("lobby.refresh"));
     box.append(h("div", { class: "row-head" }, h("h2", { id: "lobby-title" }, t("lobby.title")), refresh));
-    if (this.error) box.append(h("p", { class: "form-error", role: "alert" }, this.error));
+    if (this.error) {
+      const c = app.conn;
+      const retry = c && c.state !== "open" ? h("button", { type: "button", class: "small", id: "lobby-retry", onclick: () => c.reconnectNow().catch(() => {}) }, t("net.retry")) : null;
+      box.append(h("p", { class: "form-error", role: "alert", id: "lobby-error" }, this.error, " ", retry));
+    }
     if (this.loading) {
       box.append(h("p", { class: "muted" }, t("lobby.loading")));
       return;
@@ -332,7 +365,8 @@ class Landing {
       h("caption", { class: "sr-only" }, t("lobby.title")),
       h("thead", {}, h("tr", {}, [t("lobby.name"), t("lobby.state"), t("lobby.players"), t("lobby.deal"), t("lobby.watchers"), h("span", { class: "sr-only" }, t("lobby.actions"))].map((x) => h("th", { scope: "col" }, x)))),
       h("tbody", {}, rows))));
-    if (this.next) box.append(h("button", { type: "button", class: "ghost", id: "lobby-more", onclick: () => this.refresh(true) }, t("lobby.more", { n: this.tables.length, total: this.total ?? "?" })));
+    if (this.total != null && this.total > LOBBY_PAGE) box.append(h("p", { class: "muted", id: "lobby-count" }, t("lobby.count", { shown: this.tables.length, n: this.total })));
+    if (this.next) box.append(h("button", { type: "button", class: "ghost", id: "lobby-more", onclick: () => this.refresh(true) }, t("lobby.more", { n: Math.min(LOBBY_PAGE, this.total != null ? this.total - this.tables.length : LOBBY_PAGE) })));
   }
 }
 
@@ -375,8 +409,12 @@ function openSettings() {
     dlg.close();
     openSettings();
   });
+  // A sample of the table, to see the colours, the grain and the card size change.
+  const preview = h("div", { class: "settings-preview", "aria-hidden": "true" },
+    h("ul", { class: "mini-cards" }, ["T21", "EX", "HK", "SQ", "D1"].map((c) => h("li", {}, h("span", { class: "mini" }, cardSVG(c, currentLanguage(), t("card.excuse_short")))))),
+    h("p", {}, t("settings.preview")));
   const dlg = dialog("settings", t("settings.title"),
-    h("div", { class: "fields settings" },
+    h("div", { class: "fields settings" }, preview,
       h("label", { for: "set-lang" }, t("settings.language")), lang,
       ...slider("contrast", t("settings.contrast")),
       ...slider("grain", t("settings.grain")),

@@ -1,6 +1,7 @@
 // Translations: English, French, Czech (one module each, loaded on demand). t(key, params)
 // fills {name} placeholders; a template may be an object of plural forms keyed by
-// Intl.PluralRules categories ({one, few, many, other}) chosen by params.n.
+// Intl.PluralRules categories ({one, few, many, other}) chosen by params.n (ordinal forms when
+// params.ordinal is set).
 
 export const LANGUAGES = [
   { code: "en", name: "English" },
@@ -12,6 +13,7 @@ let lang = "en";
 let table = {};
 let namer = null; // the language's own card names, if it has them
 let plurals = new Intl.PluralRules("en");
+let ordinals = new Intl.PluralRules("en", { type: "ordinal" });
 let numbers = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
 /** Keys asked for but missing in the current language (tests assert this stays empty). */
 export const missing = new Set();
@@ -33,6 +35,7 @@ export async function setLanguage(code) {
   table = mod.default;
   namer = mod.cardName || null;
   plurals = new Intl.PluralRules(code);
+  ordinals = new Intl.PluralRules(code, { type: "ordinal" });
   numbers = new Intl.NumberFormat(code, { maximumFractionDigits: 1 });
   document.documentElement.lang = code;
 }
@@ -52,7 +55,8 @@ export function t(key, params = {}) {
     return key;
   }
   if (typeof tpl === "object") {
-    const cat = plurals.select(Number(params.n));
+    // params.ordinal: the forms are ordinal ones (1st, 2nd, 3rd, 4th; 1er, 2e).
+    const cat = (params.ordinal ? ordinals : plurals).select(Number(params.n));
     tpl = tpl[cat] ?? tpl.other;
   }
   return tpl.replace(/\{(\w+)\}/g, (m, k) => {

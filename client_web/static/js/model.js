@@ -18,16 +18,22 @@ export class TableModel {
     this.history = []; // [{deal_no, deal: [4], total: [4]}] seen on this page
     this.lastResult = null; // {deal_no, result, record}
     this.log = []; // narration entries {kind, ...}
+    this.released = false; // our seat was released for its timeouts: we watch now
+    this.fromChien = new Set(); // the chien's cards in our hand (taker, during the discard)
   }
 
   /** A snapshot: forget everything and start from it. */
   reset(snap) {
+    this.snapshots = (this.snapshots || 0) + 1; // how often we started again from a snapshot
     this.v = snap.v;
     this.seat = snap.seat;
     this.info = snap.info;
+    if (this.info.scored == null) this.info.scored = Math.max(0, (this.info.deal_no || 0) - (snap.deal && snap.deal.phase !== "over" ? 1 : 0));
     this.prompt = null;
     this.deal = snap.deal ? structuredClone(snap.deal) : null;
     const d = this.deal;
+    if (snap.seat != null) this.released = false;
+    this.fromChien = new Set(d && d.phase === "discard" && d.taker === snap.seat && d.chien ? d.chien : []);
     if (d) {
       d.deal_no = snap.info.deal_no;
       if (d.phase === "over") {
@@ -51,9 +57,21 @@ export class TableModel {
       case "seat": {
         const s = this.info.seats[e.seat];
         Object.assign(s, { kind: e.kind, name: e.name, connected: e.connected, ai: e.ai });
+        if (e.seat === this.seat && e.kind !== "human") {
+          // Our seat was released (PROTOCOL.md 7: too many turns played by the AI in a row):
+          // this connection now follows the table as a spectator.
+          this.seat = null;
+          this.released = e.reason || "released";
+          this.prompt = null;
+          if (d) {
+            d.seat = null;
+            d.hand = null;
+          }
+        }
         break;
       }
       case "table_state":
+        if (e.state === "playing" && e.series !== this.info.series) this.info.scored = 0;
         Object.assign(this.info, { state: e.state, series: e.series, deal_no: e.deal_no, scores: e.scores });
         if (e.state !== "playing") this.prompt = null;
         break;
@@ -83,6 +101,7 @@ export class TableModel {
         };
         this.lastTrick = null;
         this.prompt = null;
+        this.fromChien = new Set();
         break;
       case "bid":
         d.bids.push({ seat: e.seat, contract: e.contract });
@@ -94,7 +113,10 @@ export class TableModel {
         break;
       case "chien":
         d.chien = [...e.cards];
-        if (d.taker === this.seat && d.hand) d.hand = sortCards([...d.hand, ...e.cards]);
+        if (d.taker === this.seat && d.hand) {
+          d.hand = sortCards([...d.hand, ...e.cards]);
+          this.fromChien = new Set(e.cards);
+        }
         d.hand_sizes[d.taker] = 24;
         break;
       case "discard":
@@ -105,6 +127,7 @@ export class TableModel {
         }
         d.hand_sizes[e.seat] = 18;
         d.phase = "chelem";
+        this.fromChien = new Set();
         break;
       case "chelem":
         d.chelem_announced = e.announce;
@@ -136,6 +159,7 @@ export class TableModel {
         this.lastResult = { deal_no: d.deal_no, result: e.result, record: e.record };
         break;
       case "scores":
+        if (d && d.result && d.result.status === "played") this.info.scored = (this.info.scored || 0) + 1;
         this.history = this.history.filter((h) => h.deal_no !== e.deal_no);
         this.history.push({ deal_no: e.deal_no, deal: e.deal, total: e.total });
         this.info.scores = e.total;

@@ -126,7 +126,11 @@ export class Connection extends EventTarget {
     if (ws !== this.ws) return;
     this.ws = null;
     this.welcome = null;
-    for (const p of this.pending.values()) p.reject(new ServerError({ code: "connection_lost" }));
+    this.lastClose = code;
+    // 4010: this address has too many connections open (other tabs, devices behind the same
+    // router): say so rather than "connection lost".
+    const lost = code === 4010 ? "too_many_connections" : "connection_lost";
+    for (const p of this.pending.values()) p.reject(new ServerError({ code: lost }));
     this.pending.clear();
     if (this.closedByUs) {
       this._setState("closed");
@@ -142,9 +146,10 @@ export class Connection extends EventTarget {
       this._setState("closed", { code });
       return;
     }
-    // Anything else (network drop, server restart 1001, overflow 4008, ...): try again.
+    // Anything else: try again (PROTOCOL.md 8, close codes), resuming seats with the last
+    // version seen (the listeners of "open" do that).
     this.attempt += 1;
-    const delay = Math.min(10000, 400 * 2 ** Math.min(this.attempt - 1, 5)) * (0.75 + Math.random() * 0.5);
+    const delay = retryDelay(code, this.attempt) * (0.75 + Math.random() * 0.5);
     this._setState("reconnecting", { attempt: this.attempt, delay, code });
     this.timer = setTimeout(() => this._connect(), delay);
   }
@@ -185,6 +190,21 @@ export class Connection extends EventTarget {
       ws.send(JSON.stringify({ ...msg, id }));
     });
   }
+}
+
+/**
+ * How long to wait before reconnecting after a close with this code (ms, before jitter):
+ * 4008 (we read too slowly) at once, since the missed events are waiting; 4010 (too many
+ * connections from this address) and 4029 (too many messages) after a while; a server
+ * restart (1001) after a few seconds; anything else (a network drop) with a back-off.
+ */
+export function retryDelay(code, attempt) {
+  const backoff = Math.min(10000, 400 * 2 ** Math.min(attempt - 1, 5));
+  if (code === 4008) return attempt <= 1 ? 100 : backoff;
+  if (code === 4010) return 15000;
+  if (code === 4029) return 5000;
+  if (code === 1001) return Math.max(2000, backoff);
+  return backoff;
 }
 
 /** Connections by URL: the page's own server, and other workers of a cluster (wrong_worker). */

@@ -16,6 +16,7 @@ export function openSheet(view, r, live) {
     body.append(h("p", { class: "big" }, t("sheet.annulled", { n: r.deal_no, reason: t("reason." + res.reason) })));
   } else {
     const d = Math.abs(res.taker_points - res.target);
+    const pd = res.per_defender;
     const rows = [
       [t("sheet.contract"), `${t("contract." + res.contract)}` + (res.chelem_announced ? " · " + t("sheet.chelem_announced") : "")],
       [t("sheet.taker"), view.seatName(res.taker)],
@@ -24,22 +25,28 @@ export function openSheet(view, r, live) {
       [t("sheet.points"), num(res.taker_points)],
       [t("sheet.defence"), num(91 - res.taker_points)],
       [t("sheet.outcome"), t(res.won ? "sheet.made" : "sheet.failed", { d })],
-      [t("sheet.base"), `(25 + ${num(d)}) × ${res.multiplier} = ${signed(res.base)}`],
+      [t("sheet.base"), `(25 + ${num(d)}) × ${res.multiplier} = ${num(Math.abs(res.base))}`],
       [t("sheet.petit"), res.petit_au_bout ? signed(res.petit_au_bout) : "—"],
       [t("sheet.poignee"), res.poignee ? signed(res.poignee) : "—"],
       [t("sheet.chelem"), res.chelem ? signed(res.chelem) : "—"],
-      [t("sheet.per_defender"), signed(res.per_defender)],
+      [t(pd >= 0 ? "sheet.defender_pays" : "sheet.taker_pays"), num(Math.abs(pd)), "sheet-per-defender"],
     ];
     body.append(h("p", { class: "verdict " + (res.won ? "won" : "lost") }, view.tx(res.won ? "sheet.verdict_won" : "sheet.verdict_lost", res.taker, { contract: t("contract." + res.contract) })),
       h("table", { class: "sheet-table", id: "sheet-table" }, h("caption", { class: "sr-only" }, t("sheet.title", { n: r.deal_no })),
-        h("tbody", {}, rows.map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, v))))));
+        h("tbody", {}, rows.map(([k, v, id]) => h("tr", id ? { id } : {}, h("th", { scope: "row" }, k), h("td", {}, v))))),
+      h("p", { class: "hint sheet-note" }, t("sheet.signs")));
   }
   const total = m.info.scores;
+  const finished = m.info.state === "finished";
+  // At the end of the game, each player's place (equal totals share a place).
+  const place = (s) => 1 + [0, 1, 2, 3].filter((x) => total[x] > total[s]).length;
   const scoreRows = [0, 1, 2, 3].map((s) => h("tr", { class: s === m.seat ? "me" : "" },
     h("th", { scope: "row" }, view.seatName(s) + (res.taker === s ? ` (${t("seat.taker")})` : "")),
-    h("td", {}, signed(res.scores[s])), h("td", {}, num(total[s]))));
+    h("td", {}, signed(res.scores[s])), h("td", {}, num(total[s])),
+    finished ? h("td", { class: "place" }, t("sheet.place_n", { n: place(s), ordinal: true })) : null));
   body.append(h("table", { class: "sheet-scores", id: "sheet-scores" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sheet.player")), h("th", { scope: "col" }, t("sheet.this_deal")), h("th", { scope: "col" }, t("sheet.total")))),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sheet.player")), h("th", { scope: "col" }, t("sheet.this_deal")), h("th", { scope: "col" }, t("sheet.total")),
+      finished ? h("th", { scope: "col" }, t("sheet.place")) : null)),
     h("tbody", {}, scoreRows)));
   // The series so far (the deals seen on this page).
   if (m.history.length > 1) {
@@ -47,10 +54,13 @@ export function openSheet(view, r, live) {
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sheet.deal")), [0, 1, 2, 3].map((s) => h("th", { scope: "col" }, view.seatName(s))))),
       h("tbody", {}, m.history.map((x) => h("tr", {}, h("th", { scope: "row" }, String(x.deal_no)), x.deal.map((v) => h("td", {}, signed(v))))))));
   }
-  if (m.info.state === "finished") {
+  if (finished) {
     const best = Math.max(...total);
-    const winners = [0, 1, 2, 3].filter((s) => total[s] === best).map((s) => view.seatName(s));
-    body.append(h("p", { class: "big final", id: "sheet-final" }, winners.length === 1 ? t("sheet.winner", { name: winners[0] }) : t("sheet.winners", { names: winners.join(", ") })));
+    const winners = [0, 1, 2, 3].filter((s) => total[s] === best);
+    const line = winners.length === 1
+      ? view.tx("sheet.winner", winners[0])
+      : t("sheet.winners", { names: winners.map((s) => view.seatName(s)).join(", ") });
+    body.append(h("p", { class: "big final", id: "sheet-final" }, line));
   }
   body.append(h("p", { class: "muted", id: "sheet-next", role: "status" }));
   const buttons = [];
@@ -59,7 +69,7 @@ export function openSheet(view, r, live) {
   }
   const cont = h("button", { type: "button", class: "primary", id: "sheet-close", onclick: () => dlg.close() }, m.info.state === "finished" ? t("dialog.close") : t("sheet.continue"));
   buttons.push(cont);
-  const dlg = dialog("sheet", t("sheet.title", { n: r.deal_no }), body, buttons, { class: "table-dlg wide" });
+  const dlg = dialog("sheet", t("sheet.title", { n: r.deal_no }), body, buttons, { class: "table-dlg sheet-dlg" });
   dlg.showModal();
   cont.focus();
   return dlg;
@@ -76,9 +86,20 @@ export function openReview(view, r) {
   const counter = h("p", { class: "review-step", id: "review-step", "aria-live": "polite" });
   const prev = h("button", { type: "button", id: "review-prev", "aria-keyshortcuts": "ArrowLeft" }, "← " + t("review.prev"));
   const next = h("button", { type: "button", class: "primary", id: "review-next", "aria-keyshortcuts": "ArrowRight" }, t("review.next") + " →");
+  // Go straight to a step: the hands, the bidding, any trick, the count.
+  const jump = h("select", { id: "review-jump", "aria-label": t("review.jump") },
+    Array.from({ length: steps }, (_, i) => h("option", { value: String(i) }, stepName(i))));
   const card = (c, cls = "mini") => h("span", { class: cls, title: cardName(t, c) }, cardSVG(c, currentLanguage(), t("card.excuse_short")));
   const cardsRow = (cards, highlight = new Set()) => h("ul", { class: "mini-cards", "aria-label": cardNames(t, cards) },
     cards.map((c) => h("li", { class: highlight.has(c) ? "hl" : "", "aria-hidden": "true" }, card(c))));
+  const you = (key, seat, params = {}) => view.tx(key, seat, params);
+
+  function stepName(i) {
+    if (i === 0) return t("review.hands");
+    if (i === 1) return t("review.bidding");
+    if (i === steps - 1) return t("review.end");
+    return t("review.trick_of", { n: i - 1, total: rv.tricks.length });
+  }
 
   // Each seat's cards before trick k (k from 0): the hands as dealt, with the chien and the
   // discard for a prise or garde taker, minus what was played.
@@ -97,6 +118,8 @@ export function openReview(view, r) {
   function draw() {
     clear(body);
     counter.dataset.step = String(step);
+    counter.textContent = t("review.step", { n: step + 1, total: steps });
+    jump.value = String(step);
     const had = document.activeElement;
     prev.disabled = step === 0;
     next.disabled = step === steps - 1;
@@ -104,47 +127,52 @@ export function openReview(view, r) {
     if (had === next && next.disabled) prev.focus();
     if (had === prev && prev.disabled) next.focus();
     if (step === 0) {
-      counter.textContent = t("review.step", { n: step + 1, total: steps });
       body.append(h("h3", {}, t("review.hands")),
         ...rec.hands.map((hand, s) => h("div", { class: "rv-hand" }, h("p", {}, view.seatName(s) + (s === rec.dealer ? ` (${t("seat.dealer")})` : "")), cardsRow(sortHand(hand)))),
         h("div", { class: "rv-hand" }, h("p", {}, t("review.chien")), cardsRow(rec.chien)));
     } else if (step === 1) {
-      counter.textContent = t("review.step", { n: step + 1, total: steps });
       const bids = rv.bids.map((b) => h("li", {}, `${view.seatName(b.seat)}: ${t("contract." + b.contract)}`));
       body.append(h("h3", {}, t("review.bidding")), h("ol", { class: "rv-bids" }, bids));
-      if (rv.discard) body.append(h("p", {}, t("review.discard", { name: view.seatName(taker) })), cardsRow(rv.discard));
+      if (rv.discard) body.append(h("p", {}, you("review.discard", taker)), cardsRow(rv.discard));
       else if (res.contract === "garde_sans") body.append(h("p", {}, t("review.chien_taker")));
       else if (res.contract === "garde_contre") body.append(h("p", {}, t("review.chien_defence")));
-      if (rv.chelem) body.append(h("p", {}, rv.chelem.announce ? t("review.chelem_yes", { name: view.seatName(taker) }) : t("review.chelem_no")));
-      for (const pg of rv.poignees) body.append(h("p", {}, t("review.poignee", { name: view.seatName(pg.seat), n: pg.cards.length })), cardsRow(pg.cards));
+      if (rv.chelem) body.append(h("p", {}, rv.chelem.announce ? you("review.chelem_yes", taker) : t("review.chelem_no")));
+      for (const pg of rv.poignees) body.append(h("p", {}, you("review.poignee", pg.seat, { n: pg.cards.length })), cardsRow(pg.cards));
     } else if (step < steps - 1) {
       const tr = rv.tricks[step - 2];
-      counter.textContent = t("review.step", { n: step + 1, total: steps });
       const hands = handsBefore(step - 2);
       const played = new Set(tr.cards);
+      const summary = `${you("review.led", tr.leader)}; ${you("review.took", tr.winner)}.`;
       body.append(h("h3", {}, t("review.trick_of", { n: tr.number, total: rv.tricks.length })),
-        h("p", { id: "review-summary" }, t("review.trick_summary", { leader: view.seatName(tr.leader), winner: view.seatName(tr.winner) })),
+        h("p", { id: "review-summary" }, summary),
         h("ol", { class: "rv-trick", id: "review-trick" }, tr.cards.map((c, i) => h("li", { class: tr.seats[i] === tr.winner ? "winner" : "" },
           card(c, "trick-card"), h("span", {}, view.seatName(tr.seats[i]) + ": " + cardName(t, c))))),
-        h("p", { id: "review-running" }, t("review.running", { name: view.seatName(taker), p: tr.running, d: (tr.points >= 0 ? "+" : "") + num(tr.points) })),
+        h("p", { id: "review-running" }, you("review.running", taker, { p: num(tr.running), n: tr.running, d: (tr.points >= 0 ? "+" : "") + num(tr.points) })),
         h("h4", {}, t("review.hands_now")),
         ...hands.map((hand, s) => h("div", { class: "rv-hand small" }, h("p", {}, view.seatName(s) + (s === taker ? ` (${t("seat.taker")})` : "")), cardsRow(hand, played))));
     } else {
-      counter.textContent = t("review.step", { n: step + 1, total: steps });
       const fromTricks = rv.tricks.length ? rv.tricks[rv.tricks.length - 1].running : 0;
       const rest = res.taker_points - fromTricks;
+      const pile = res.contract === "garde_contre" ? t("review.chien_defence")
+        : res.contract === "garde_sans" ? t("review.pile_chien", { p: num(rest), n: rest })
+          : t("review.pile_discard", { p: num(rest), n: rest });
       body.append(h("h3", {}, t("review.end")),
-        h("p", {}, t("review.tricks_total", { p: fromTricks })),
-        res.contract === "garde_contre" ? h("p", {}, t("review.chien_defence")) : h("p", {}, t("review.pile", { p: rest })),
-        h("p", { class: "big", id: "review-final" }, t("review.final", { p: res.taker_points, target: res.target })));
+        h("p", {}, t("review.tricks_total", { p: num(fromTricks), n: fromTricks })),
+        h("p", {}, pile),
+        h("p", { class: "big", id: "review-final" }, you("review.final", taker, { p: num(res.taker_points), n: res.taker_points, target: num(res.target) })));
     }
   }
-  prev.addEventListener("click", () => { step = Math.max(0, step - 1); draw(); });
-  next.addEventListener("click", () => { step = Math.min(steps - 1, step + 1); draw(); });
-  const dlg = dialog("review", t("review.title", { n: r.deal_no }), h("div", {}, counter, body), [prev, next], { class: "table-dlg wide" });
+  const go = (i) => { step = Math.max(0, Math.min(steps - 1, i)); draw(); };
+  prev.addEventListener("click", () => go(step - 1));
+  next.addEventListener("click", () => go(step + 1));
+  jump.addEventListener("change", () => go(Number(jump.value)));
+  const dlg = dialog("review", t("review.title", { n: r.deal_no }), h("div", {}, h("div", { class: "review-head" }, counter, jump), body), [prev, next], { class: "table-dlg wide review-dlg" });
   dlg.addEventListener("keydown", (e) => {
+    if (e.target === jump) return;
     if (e.key === "ArrowRight") { e.preventDefault(); next.click(); }
     if (e.key === "ArrowLeft") { e.preventDefault(); prev.click(); }
+    if (e.key === "Home") { e.preventDefault(); go(0); }
+    if (e.key === "End") { e.preventDefault(); go(steps - 1); }
   });
   draw();
   dlg.showModal();

@@ -3,7 +3,7 @@
 // one table through the protocol: join / resume / watch, snapshot, events, your_turn.
 
 import { h, $, $$, clear, announce } from "./dom.js";
-import { t, num, signed, currentLanguage, has } from "./i18n.js";
+import { t, num, currentLanguage, has } from "./i18n.js";
 import { cardSVG, cardName, cardNames, isOudler, isTrump, sortCards } from "./cards.js";
 import { TableModel, TARGET, MULTIPLIER, oudlersSoFar } from "./model.js";
 import { connectionFor, originURL } from "./net.js";
@@ -15,6 +15,8 @@ import { errorText } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative position of seat (me + k) % 4
 const RANK_ORDER = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"];
+// Errors after which the connection comes back by itself (and calls enter() again).
+const TRANSIENT = new Set(["connection_lost", "too_many_connections"]);
 
 export class TableView {
   constructor(app, root, tableId, mode) {
@@ -24,7 +26,7 @@ export class TableView {
     this.mode = mode; // "seat" | "watch"
     this.model = new TableModel(tableId);
     this.status = "connecting"; // connecting | joined | watching | gone | replaced | error
-    this.notice = null; // {kind, text, rule}
+    this.notice = null; // {kind, text, rule, sit}
     this.selected = new Set(); // discard or poignée selection
     this.poignee = null; // the option being chosen by hand
     this.chelemConfirm = false;
@@ -36,6 +38,7 @@ export class TableView {
     this.frame = 0;
     this.listeners = [];
     this.sheetFor = null;
+    this.releasedSeat = null;
   }
 
   // ------------------------------------------------------------------------------ lifecycle
@@ -50,9 +53,12 @@ export class TableView {
     this.on(this.conn, "open", () => this.enter());
     this.on(document, "keydown", (e) => this.onKey(e));
     this.tick = setInterval(() => this.updateTimer(), 250);
+    // The hand spreads over the width it has: lay it out again when that width changes.
+    this.resizer = new ResizeObserver(() => this.layoutHand());
+    this.resizer.observe(this.root);
     this.renderNow();
     if (this.conn.state === "open") this.enter();
-    else this.conn.open().catch((e) => this.fail(e));
+    else this.conn.open().catch((e) => (TRANSIENT.has(e.code) ? this.render() : this.fail(e)));
   }
 
   dispose() {
@@ -61,6 +67,7 @@ export class TableView {
     clearInterval(this.tick);
     cancelAnimationFrame(this.frame);
     clearTimeout(this.holdTimer);
+    if (this.resizer) this.resizer.disconnect();
     if (this.status === "watching" && this.conn.state === "open") {
       this.conn.request({ type: "unwatch", table: this.tid }).catch(() => {});
     }
@@ -110,7 +117,7 @@ export class TableView {
         await this.watch().catch((e2) => this.fail(e2));
         return;
       }
-      if (e.code === "connection_lost") return; // the connection will come back and call us
+      if (TRANSIENT.has(e.code)) return; // the connection will come back and call us
       this.fail(e);
     }
   }
@@ -126,14 +133,35 @@ export class TableView {
     this.render();
   }
 
-  async join() {
-    const ans = await this.conn.request({ type: "join", table: this.tid, seat: null });
+  async join(seat = null) {
+    const ans = await this.conn.request({ type: "join", table: this.tid, seat });
     store.setSeat(this.tid, { token: ans.token, seat: ans.seat });
     this.model.seat = ans.seat;
     this.status = "joined";
     if (this.app.pendingStart === this.tid) {
       this.app.pendingStart = null;
       await this.conn.request({ type: "start", table: this.tid }).catch((e) => this.note("error", errorText(e)));
+    }
+    this.render();
+  }
+
+  /** After our seat was released for its timeouts: sit down again (the same seat if free). */
+  async sitAgain() {
+    this.mode = "seat";
+    try {
+      try {
+        await this.join(this.releasedSeat);
+      } catch (e) {
+        if (e.code !== "seat_taken") throw e;
+        await this.join(null);
+      }
+      this.releasedSeat = null;
+      this.model.released = false;
+      this.notice = null;
+      announce(t("table.seated_again"));
+    } catch (e) {
+      this.mode = "watch";
+      this.note("error", errorText(e));
     }
     this.render();
   }
@@ -158,6 +186,7 @@ export class TableView {
 
   onConnState(d) {
     this.connState = d.state;
+    this.closeCode = d.code ?? null;
     if (d.state === "replaced") this.status = "replaced";
     this.render();
   }
@@ -170,15 +199,21 @@ export class TableView {
     if (msg.type === "snapshot") {
       m.reset(msg);
       if (msg.seat == null && this.status !== "watching") this.status = "watching";
-      if (msg.seat != null) store.setSeat(this.tid, { v: msg.v, seat: msg.seat });
+      if (msg.seat != null) {
+        this.status = "joined";
+        store.setSeat(this.tid, { v: msg.v, seat: msg.seat });
+      }
       this.promptKey = null;
+      this.deadline = null;
       this.logPush({ k: "log.snapshot" });
       if (m.deal && m.deal.phase === "over" && m.info.state === "finished") this.showSheet(false);
     } else if (msg.type === "event") {
+      const seated = m.seat;
       if (!m.apply(msg)) {
         this.resync();
         return;
       }
+      if (seated != null && m.seat == null) this.released(seated, msg.event);
       if (m.seat != null) store.setSeat(this.tid, { v: msg.v });
       this.narrate(msg.event);
       if (msg.event.type === "trick") this.scheduleHold();
@@ -199,10 +234,31 @@ export class TableView {
         this.chelemConfirm = false;
         this.pendingAction = false;
         if (!this.notice || this.notice.kind !== "error") this.notice = null;
-        announce(t("turn.announce." + msg.legal.phase));
+        announce(this.turnAnnouncement(msg.legal.phase));
       }
     }
     this.render();
+  }
+
+  /** What a screen reader hears when it becomes our turn (with the trick so far, to play). */
+  turnAnnouncement(phase) {
+    const text = t("turn.announce." + phase);
+    const d = this.model.deal;
+    if (phase !== "play" || !d || !d.trick || !d.trick.cards.length) return text;
+    const played = d.trick.cards.map((c, i) => `${this.seatName((d.trick.leader + i) % 4)}: ${cardName(t, c)}`).join("; ");
+    return `${text} ${t("turn.on_the_table", { cards: played })}`;
+  }
+
+  /** Our seat was released after too many turns played by the AI (PROTOCOL.md section 7). */
+  released(seat, event) {
+    this.releasedSeat = seat;
+    this.mode = "watch"; // a reconnection must not sit us down again by itself
+    this.status = "watching";
+    this.deadline = null;
+    store.setSeat(this.tid, { token: null, seat: null });
+    const text = t(event.reason === "timeouts" ? "table.released_timeouts" : "table.released");
+    this.notice = { kind: "warn", text, sit: true };
+    announce(text);
   }
 
   async resync() {
@@ -258,20 +314,25 @@ export class TableView {
     return t("contract." + c);
   }
 
+  /** A bid button's text: the contract, its multiplier in small ("Garde contre", "(×6)"). */
+  bidLabel(c) {
+    const m = /^(.*?)\s*(\(×\d\))$/.exec(this.contractName(c));
+    return m ? [m[1], " ", h("span", { class: "mult" }, m[2])] : [this.contractName(c)];
+  }
+
   // ------------------------------------------------------------------------------ narration
 
   logPush(entry) {
     this.log.push(entry);
-    if (this.log.length > 60) this.log.shift();
+    if (this.log.length > 250) this.log.shift();
   }
 
   narrate(e) {
-    const m = this.model;
-    const me = m.seat;
+    const me = this.model.seat;
     let entry = null;
     switch (e.type) {
       case "deal_start":
-        entry = { k: "log.deal_start", n: e.deal_no, dealer: e.dealer };
+        entry = { k: "log.deal_start", n: e.deal_no, seat: e.dealer };
         break;
       case "bid":
         entry = { k: e.contract === "pass" ? "log.pass" : "log.bid", seat: e.seat, contract: e.contract };
@@ -301,7 +362,8 @@ export class TableView {
         entry = e.result.status === "annulled" ? { k: "log.annulled", reason: e.result.reason } : { k: e.result.won ? "log.made" : "log.failed", seat: e.result.taker };
         break;
       case "seat":
-        if (e.kind === "human" && e.connected) entry = { k: "log.seat_human", seat: e.seat };
+        if (e.reason === "timeouts") entry = { k: "log.seat_released", seat: e.seat };
+        else if (e.kind === "human" && e.connected) entry = { k: "log.seat_human", seat: e.seat };
         else if (e.kind === "human" && !e.connected) entry = { k: "log.seat_away", seat: e.seat };
         else if (e.kind === "ai") entry = { k: "log.seat_ai", seat: e.seat };
         break;
@@ -320,7 +382,6 @@ export class TableView {
   logText(x) {
     const p = {};
     if (x.seat != null) p.name = this.who(x.seat);
-    if (x.dealer != null) p.name = this.who(x.dealer);
     if (x.leader != null) p.leader = this.who(x.leader);
     if (x.contract) p.contract = this.contractName(x.contract);
     if (x.card) p.card = cardName(t, x.card);
@@ -328,8 +389,10 @@ export class TableView {
     if (x.level) p.level = t("level." + x.level);
     if (x.reason) p.reason = t("reason." + x.reason);
     if (x.n != null) p.n = x.n;
-    const mine = x.seat != null && x.seat === this.model.seat && has(x.k + "_you");
-    return t(mine ? x.k + "_you" : x.k, p);
+    let key = x.k;
+    if (x.seat != null && x.seat === this.model.seat && has(key + "_you")) key += "_you";
+    else if (x.leader != null && x.leader === this.model.seat && has(key + "_lead_you")) key += "_lead_you";
+    return t(key, p);
   }
 
   // ------------------------------------------------------------------------------ actions
@@ -381,10 +444,7 @@ export class TableView {
     const phase = p && p.legal.phase;
     if (phase === "discard") return this.toggleDiscard(code);
     if (this.poignee) return this.togglePoignee(code);
-    if (phase === "play") {
-      if (p.legal.plays.includes(code)) return this.act({ type: "play", card: code });
-      return this.act({ type: "play", card: code }); // refused by the server, with its rule
-    }
+    if (phase === "play") return this.act({ type: "play", card: code }); // an illegal one is refused by the server, with its rule
     if (m.deal && m.deal.phase === "play") this.note("error", t("code.not_your_turn"));
   }
 
@@ -392,8 +452,8 @@ export class TableView {
     const lg = this.model.prompt.legal.discard;
     if (lg.required.includes(code)) return this.note("info", t("discard.required_card", { card: cardName(t, code) }), "R5.3");
     if (!lg.choices.includes(code)) {
-      const key = isOudler(code) || code.endsWith("K") ? "discard.never" : "discard.no_trump";
-      return this.note("error", t(key, { card: cardName(t, code) }), isOudler(code) || code.endsWith("K") ? "R5.2" : "R5.3");
+      const never = isOudler(code) || code.endsWith("K");
+      return this.note("error", t(never ? "discard.never" : "discard.no_trump", { card: cardName(t, code) }), never ? "R5.2" : "R5.3");
     }
     if (this.selected.has(code)) this.selected.delete(code);
     else if (this.selected.size < lg.count) this.selected.add(code);
@@ -446,6 +506,10 @@ export class TableView {
     }
     store.dropSeat(this.tid);
     this.app.go("#/");
+  }
+
+  restart() {
+    this.conn.request({ type: "restart", table: this.tid }).catch((e) => this.note("error", errorText(e)));
   }
 
   // ------------------------------------------------------------------------------ keyboard
@@ -520,6 +584,10 @@ export class TableView {
     const play = h("div", { class: "tv-play" }, felt, this.renderAction(), this.renderHand());
     view.append(h("div", { class: "tv-main" }, play, side));
     this.root.append(view);
+    this.layoutHand();
+    this.updateTimer();
+    const log = document.getElementById("log");
+    if (log) log.scrollTop = log.scrollHeight; // the latest line in view
     // Keep the keyboard focus where it was (the same button, or the same place in the hand).
     let target = key ? this.root.querySelector(`[data-key="${CSS.escape(key)}"]`) : null;
     if (!target && handIndex >= 0) {
@@ -529,24 +597,35 @@ export class TableView {
     if (target && document.activeElement !== target) target.focus({ preventScroll: true });
   }
 
+  /** The deal being played (or just played) in the series, and the series' length. */
+  dealLine() {
+    const info = this.model.info;
+    const d = this.model.deal;
+    const scored = info.scored || 0;
+    let sub;
+    if (info.state === "waiting" || (!d && scored === 0)) {
+      sub = info.deals ? t("bar.deals", { n: info.deals }) : t("bar.target", { target: info.target_score });
+    } else {
+      const done = d && d.phase === "over" && d.result && d.result.status === "played";
+      const n = done ? scored : scored + 1;
+      sub = info.deals ? t("bar.deal_of", { n: Math.min(n, info.deals), total: info.deals }) : t("bar.deal_target", { n, target: info.target_score });
+    }
+    if (info.series > 1) sub += " · " + t("bar.series", { n: info.series });
+    if (info.turn_timer) sub += " · " + t("bar.turn_timer", { n: info.turn_timer });
+    return sub;
+  }
+
   renderBar() {
     const m = this.model;
     const info = m.info;
     const title = info ? info.name : t("table.title");
-    let sub = "";
-    if (info) {
-      const n = info.deal_no || 0;
-      sub = info.deals ? t("bar.deal_of", { n, total: info.deals }) : t("bar.deal_target", { n, target: info.target_score });
-      if (info.series > 1) sub += " · " + t("bar.series", { n: info.series });
-    }
     const buttons = [];
     const lt = m.lastTrick;
-    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-last", "aria-pressed": this.showLast ? "true" : "false", disabled: !lt, dataset: { key: "btn-last" }, onclick: () => { this.showLast = !this.showLast; this.render(); } }, t("bar.last_trick")));
+    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-last", "aria-pressed": this.showLast ? "true" : "false", "aria-keyshortcuts": "L", disabled: !lt, dataset: { key: "btn-last" }, onclick: () => { this.showLast = !this.showLast; this.render(); } }, t("bar.last_trick")));
     if (m.lastResult && m.lastResult.record) buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-sheet", dataset: { key: "btn-sheet" }, onclick: () => this.showSheet(false, true) }, t("bar.result")));
-    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-rules", dataset: { key: "btn-rules" }, onclick: () => openRules(this.app) }, t("nav.rules")));
     buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-leave", dataset: { key: "btn-leave" }, onclick: () => this.leave() }, m.seat == null ? t("bar.stop_watching") : t("bar.leave")));
     return h("div", { class: "tv-bar" },
-      h("div", { class: "tv-title" }, h("h1", {}, title), h("span", { class: "muted", id: "deal-no" }, sub),
+      h("div", { class: "tv-title" }, h("h1", {}, title), info ? h("span", { class: "muted", id: "deal-no" }, this.dealLine()) : null,
         m.seat == null && info ? h("span", { class: "chip" }, t("bar.watching")) : null),
       h("div", { class: "tv-buttons" }, buttons));
   }
@@ -558,8 +637,9 @@ export class TableView {
         h("button", { type: "button", class: "small", id: "take-back", onclick: () => { this.status = "connecting"; this.conn.reconnectNow().catch(() => {}); } }, t("net.take_back")));
     }
     if (st === "reconnecting" || (st === "connecting" && this.model.info)) {
-      return h("div", { class: "banner warn", role: "status", id: "banner" }, t("net.reconnecting"), " ",
-        h("button", { type: "button", class: "small ghost", onclick: () => this.conn.reconnectNow().catch(() => {}) }, t("net.retry")));
+      const text = this.closeCode === 4010 ? t("net.crowded") : t("net.reconnecting");
+      return h("div", { class: "banner warn", role: "status", id: "banner", dataset: { code: String(this.closeCode ?? "") } }, text, " ",
+        h("button", { type: "button", class: "small ghost", id: "retry-now", onclick: () => this.conn.reconnectNow().catch(() => {}) }, t("net.retry")));
     }
     if (this.status === "gone" && this.model.info) {
       return h("div", { class: "banner", role: "status", id: "banner" }, t("table.closed"), " ", h("a", { href: "#/" }, t("table.back")));
@@ -574,24 +654,41 @@ export class TableView {
     const pos = this.pos(seat);
     const turn = d && d.phase !== "over" && d.turn === seat && m.info.state === "playing";
     const tags = [];
-    if (d && d.dealer === seat) tags.push(h("span", { class: "tag" }, t("seat.dealer")));
-    if (d && d.taker === seat) tags.push(h("span", { class: "tag taker" }, t("seat.taker"), " · ", this.contractName(d.contract)));
+    const said = []; // the same facts, for the seat's accessible name
+    if (d && d.dealer === seat) {
+      tags.push(h("span", { class: "tag" }, t("seat.dealer")));
+      said.push(t("seat.dealer"));
+    }
+    if (d && d.taker === seat) {
+      tags.push(h("span", { class: "tag taker" }, t("seat.taker"), " · ", this.contractName(d.contract)));
+      said.push(`${t("seat.taker")}, ${this.contractName(d.contract)}`);
+    }
     const bid = d && d.phase === "bidding" ? d.bids.find((b) => b.seat === seat) : null;
-    if (bid) tags.push(h("span", { class: "tag bid" }, this.contractName(bid.contract)));
+    if (bid) {
+      tags.push(h("span", { class: "tag bid" + (bid.contract === "pass" ? " pass" : "") }, this.contractName(bid.contract)));
+      said.push(this.contractName(bid.contract));
+    }
     const won = d ? d.tricks.filter((x) => x.winner === seat).length : 0;
     const lines = [];
-    if (d && d.phase === "play") lines.push(h("span", { class: "muted" }, t("seat.tricks", { n: won })));
-    if (d && d.hand_sizes && seat !== m.seat && d.phase !== "over") lines.push(h("span", { class: "muted" }, t("seat.cards", { n: d.hand_sizes[seat] })));
-    if (s.kind === "human" && !s.connected) lines.push(h("span", { class: "away" }, t("seat.away")));
-    if (s.kind === "ai" || s.kind === "empty") lines.push(h("span", { class: "muted" }, t("seat.ai_level", { level: this.app.levelName(s.ai || "") })));
+    if (d && d.phase === "play") lines.push(h("span", { class: "muted tricks" }, t("seat.tricks", { n: won })));
+    if (d && d.hand_sizes && seat !== m.seat && d.phase !== "over") lines.push(h("span", { class: "muted cards-left" }, t("seat.cards", { n: d.hand_sizes[seat] })));
+    if (s.kind === "human" && !s.connected) {
+      lines.push(h("span", { class: "away" }, t("seat.away")));
+      said.push(t("seat.away"));
+    }
+    if (s.kind === "ai" || s.kind === "empty") lines.push(h("span", { class: "muted level" }, t("seat.ai_level", { level: this.app.levelName(s.ai || "") })));
     const score = m.info.scores ? m.info.scores[seat] : 0;
-    const label = [this.seatName(seat), turn ? t("seat.to_act") : "", t("seat.score", { n: score })].filter(Boolean).join(", ");
+    const where = seat !== m.seat && m.seat != null && s.kind === "human" ? t("pos." + pos) : "";
+    if (where) lines.unshift(h("span", { class: "muted where" }, where));
+    const toAct = d && d.phase === "bidding" ? t("seat.to_bid") : t("seat.to_act");
+    const label = [this.seatName(seat), where, ...said, turn ? toAct : "", t("seat.score", { n: score })].filter(Boolean).join(", ");
     return h("div", { class: `seat pos-${pos}` + (turn ? " turn" : "") + (seat === m.seat ? " me" : ""), id: "seat-" + pos, role: "group", "aria-label": label, dataset: { seat: String(seat) } },
       h("div", { class: "seat-name" }, h("span", { class: "dot " + (s.kind === "human" ? (s.connected ? "on" : "off") : "ai"), "aria-hidden": "true" }),
-        this.seatName(seat), seat !== m.seat && s.kind === "human" ? h("span", { class: "where" }, t("pos." + pos)) : null,
-        turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, t("seat.to_act")) : null,
-        turn && seat === m.seat && this.deadline ? h("span", { class: "timer", id: "timer", role: "timer" }, "") : null),
-      h("div", { class: "seat-tags" }, tags),
+        h("span", { class: "nm", title: this.seatName(seat) }, this.seatName(seat)),
+        s.kind !== "human" && seat !== m.seat ? h("span", { class: "nm-short", "aria-hidden": "true" }, t(s.kind === "ai" ? "seat.ai_short" : "seat.empty_short")) : null,
+        turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, toAct) : null,
+        turn && seat === m.seat && this.deadline ? h("span", { class: "timer", id: "timer", role: "timer" }, this.timerText(true)) : null),
+      tags.length ? h("div", { class: "seat-tags" }, tags) : null,
       h("div", { class: "seat-lines" }, lines, h("span", { class: "score" }, t("seat.score", { n: score }))));
   }
 
@@ -625,7 +722,7 @@ export class TableView {
       trick.cards.forEach((c, i) => {
         const seat = (trick.leader + i) % 4;
         const fresh = trick === d.trick && i === trick.cards.length - 1;
-        box.append(h("li", { class: `tcard at-${this.pos(seat)}` + (fresh ? " fresh" : "") + (trick.winner === seat ? " winner" : ""), "aria-label": `${this.seatName(seat)}: ${cardName(t, c)}` },
+        box.append(h("li", { class: `tcard at-${this.pos(seat)}` + (fresh ? " fresh" : "") + (trick.winner === seat ? " winner" : "") + (i === 0 ? " led" : ""), "aria-label": `${this.seatName(seat)}: ${cardName(t, c)}` },
           this.cardFace(c, "trick-card"),
           h("span", { class: "tlabel" + (i === 0 ? " lead" : ""), "aria-hidden": "true" }, this.seatName(seat))));
       });
@@ -636,9 +733,8 @@ export class TableView {
     if (d.phase === "over") {
       const r = d.result;
       center.append(h("div", { class: "center-note" },
-        h("p", { class: "on-felt big" }, r.status === "annulled" ? t("center.annulled", { reason: t("reason." + r.reason) }) : this.tx(r.won ? "center.made" : "center.failed", r.taker)),
-        info.state === "finished" ? this.renderFinished() : h("p", { class: "on-felt muted" }, t("center.next_deal")),
-        h("button", { type: "button", class: "small", id: "center-sheet", onclick: () => this.showSheet(false, true) }, t("bar.result"))));
+        h("p", { class: "on-felt big", id: "verdict" }, r.status === "annulled" ? t("center.annulled", { reason: t("reason." + r.reason) }) : this.tx(r.won ? "center.made" : "center.failed", r.taker)),
+        r.status === "played" ? h("p", { class: "on-felt muted" }, t("center.points", { p: num(r.taker_points), n: r.taker_points, target: r.target })) : null));
       return center;
     }
     if (d.chien && (d.phase === "discard" || d.phase === "chelem")) {
@@ -653,56 +749,57 @@ export class TableView {
 
   renderWaiting() {
     const m = this.model;
+    const info = m.info;
     const link = `${location.origin}${location.pathname}#/t/${this.tid}`;
     const input = h("input", { type: "text", readonly: true, value: link, id: "invite-link", "aria-label": t("invite.label") });
-    const seated = m.info.seats.filter((s) => s.kind === "human").length;
+    const seated = info.seats.filter((s) => s.kind === "human").length;
     const saved = store.getSeat(this.tid);
     const canStart = m.seat != null || (saved && saved.creator);
+    const facts = [info.deals ? t("bar.deals", { n: info.deals }) : t("bar.target", { target: info.target_score }),
+      info.turn_timer ? t("bar.turn_timer", { n: info.turn_timer }) : null,
+      info.public ? t("waiting.public") : t("waiting.private")].filter(Boolean).join(" · ");
     return h("div", { class: "waiting panel" },
       h("h2", {}, t("waiting.title")),
-      h("p", {}, t("waiting.count", { n: seated })),
+      h("p", {}, t("waiting.count", { n: seated }), " ", h("span", { class: "muted", id: "waiting-facts" }, facts)),
       h("p", { class: "muted" }, t("invite.hint")),
       h("div", { class: "inline" }, input,
         h("button", { type: "button", id: "copy-invite", dataset: { key: "copy-invite" }, onclick: () => this.copyInvite(input) }, t("invite.copy"))),
       canStart ? h("button", { type: "button", class: "primary", id: "start", dataset: { key: "start" }, onclick: () => this.conn.request({ type: "start", table: this.tid }).catch((e) => this.note("error", errorText(e))) }, t("waiting.start")) : null,
-      this.notice ? h("p", { class: "notice " + this.notice.kind, role: "status" }, this.notice.text) : null);
+      this.noticeBox()); // next to the link it is about ("Link copied.")
   }
 
-  renderFinished() {
-    const m = this.model;
-    const saved = store.getSeat(this.tid);
-    const can = m.seat != null || (saved && saved.creator);
-    return h("div", { class: "finished" },
-      h("p", { class: "on-felt" }, t("center.finished")),
-      can ? h("button", { type: "button", class: "primary", id: "restart", onclick: () => this.conn.request({ type: "restart", table: this.tid }).catch((e) => this.note("error", errorText(e))) }, t("center.restart")) : null,
-      h("a", { class: "button ghost", href: "#/" }, t("table.back")));
+  noticeBox() {
+    const n = this.notice;
+    if (!n) return null;
+    return h("p", { class: "notice " + n.kind, id: "notice", role: n.kind === "error" ? "alert" : "status" }, n.text, " ",
+      n.rule ? h("button", { type: "button", class: "linklike", id: "see-rule", onclick: () => openRules(this.app, n.rule) }, t("action.see_rule", { rule: n.rule })) : null,
+      n.sit ? h("button", { type: "button", class: "primary small", id: "sit-again", dataset: { key: "sit-again" }, onclick: () => this.sitAgain() }, t("table.sit_again")) : null);
   }
 
   renderAction() {
     const m = this.model;
     const p = m.prompt;
+    const d = m.deal;
     const box = h("section", { class: "action", id: "action", "aria-label": t("action.label"), dataset: { prompt: p ? this.promptKey : "" } });
-    const notice = this.notice ? h("p", { class: "notice " + this.notice.kind, id: "notice", role: this.notice.kind === "error" ? "alert" : "status" }, this.notice.text, " ",
-      this.notice.rule ? h("button", { type: "button", class: "linklike", id: "see-rule", onclick: () => openRules(this.app, this.notice.rule) }, t("action.see_rule", { rule: this.notice.rule })) : null) : null;
-    if (m.seat == null) {
-      box.append(h("p", { class: "muted" }, t("action.spectator")));
-      if (notice) box.append(notice);
-      return box;
-    }
+    const notice = this.noticeBox();
+    const over = d && d.phase === "over";
     if (!p) {
-      const d = m.deal;
-      if (d && d.phase !== "over" && d.turn != null && m.info.state === "playing") box.append(h("p", { class: "muted", id: "prompt" }, t("action.waiting_for", { name: this.seatName(d.turn) })));
-      if (notice) box.append(notice);
+      if (m.info.state === "waiting") box.append(h("p", { class: "muted", id: "prompt" }, m.seat == null ? t("action.spectator") : t("action.waiting_players")));
+      else if (over || m.info.state === "finished") box.append(this.renderDealOver());
+      else if (m.seat == null) box.append(h("p", { class: "muted", id: "prompt" }, t("action.spectator")));
+      else if (d && d.turn != null && m.info.state === "playing") box.append(h("p", { class: "muted", id: "prompt" }, t("action.waiting_for", { name: this.seatName(d.turn) })));
+      else box.append(h("p", { class: "muted", id: "prompt" }, t("table.starting")));
+      if (notice && m.info.state !== "waiting") box.append(notice);
       return box;
     }
     const lg = p.legal;
     box.classList.add("yours");
     if (lg.phase === "bidding") {
       box.append(h("p", { id: "prompt", class: "prompt" }, t("action.bid")),
-        h("div", { class: "buttons", role: "group", "aria-label": t("action.bid") },
+        h("div", { class: "buttons bids", role: "group", "aria-label": t("action.bid") },
           lg.bids.map((b, i) => h("button", { type: "button", class: b === "pass" ? "" : "primary", dataset: { key: "bid-" + b, bid: b }, "aria-keyshortcuts": String(i + 1), onclick: () => this.act({ type: "bid", contract: b }) },
-            h("kbd", { "aria-hidden": "true" }, String(i + 1)), " ", this.contractName(b)))),
-        h("p", { class: "hint" }, t("action.bid_hint")));
+            h("kbd", { "aria-hidden": "true" }, String(i + 1)), " ", ...this.bidLabel(b)))),
+        h("p", { class: "hint bid-hint" }, t("action.bid_hint")));
     } else if (lg.phase === "discard") {
       const dc = lg.discard;
       const forced = dc.required.length > 0;
@@ -729,11 +826,13 @@ export class TableView {
       box.append(h("p", { id: "prompt", class: "prompt" }, t("action.play")));
       if (lg.poignees.length && !this.poignee) {
         box.append(h("div", { class: "poignee-offer", role: "group", "aria-label": t("poignee.offer") },
-          h("p", {}, t("poignee.offer")),
-          lg.poignees.map((o) => h("div", { class: "buttons" },
-            h("button", { type: "button", class: "primary", dataset: { key: "poignee-" + o.level }, onclick: () => this.act({ type: "poignee", cards: o.default }) },
-              t("poignee.show", { level: t("level." + o.level), n: o.size, bonus: o.bonus })),
-            h("button", { type: "button", class: "ghost", dataset: { key: "poignee-choose-" + o.level }, onclick: () => { this.poignee = o; this.selected = new Set(o.default); this.render(); } }, t("poignee.choose")))),
+          h("p", { class: "poignee-lede" }, t("poignee.offer")),
+          lg.poignees.map((o) => h("div", { class: "poignee-row" },
+            h("span", { class: "poignee-what" }, t("poignee.what", { level: t("level." + o.level), n: o.size, bonus: o.bonus })),
+            h("div", { class: "buttons" },
+            h("button", { type: "button", class: "primary", dataset: { key: "poignee-" + o.level }, "aria-label": t("poignee.show", { level: t("level." + o.level), n: o.size, bonus: o.bonus }), onclick: () => this.act({ type: "poignee", cards: o.default }) },
+              t("poignee.show_short")),
+            h("button", { type: "button", class: "ghost", dataset: { key: "poignee-choose-" + o.level }, onclick: () => { this.poignee = o; this.selected = new Set(o.default); this.render(); } }, t("poignee.choose"))))),
           h("p", { class: "hint" }, t("poignee.decline"))));
       } else if (this.poignee) {
         const o = this.poignee;
@@ -742,21 +841,45 @@ export class TableView {
             h("button", { type: "button", class: "primary", id: "poignee-go", dataset: { key: "poignee-go" }, disabled: this.selected.size !== o.size, onclick: () => this.act({ type: "poignee", cards: [...this.selected] }) }, t("poignee.go")),
             h("button", { type: "button", class: "ghost", id: "poignee-cancel", dataset: { key: "poignee-cancel" }, onclick: () => { this.poignee = null; this.selected = new Set(); this.render(); } }, t("poignee.cancel"))));
       } else {
-        box.append(h("p", { class: "hint" }, t("action.play_hint")));
+        box.append(h("p", { class: "hint play-hint" }, t("action.play_hint")));
       }
     }
-    if (this.deadline) box.append(h("p", { class: "timer-line", id: "timer-line", role: "timer", "aria-live": "off" }, ""));
+    if (this.deadline) box.append(h("p", { class: "timer-line", id: "timer-line", role: "timer", "aria-live": "off" }, this.timerText(false)));
     if (notice) box.append(notice);
     return box;
   }
 
+  /** After a deal: the verdict in words, the score sheet, and what comes next. */
+  renderDealOver() {
+    const m = this.model;
+    const saved = store.getSeat(this.tid);
+    const finished = m.info.state === "finished";
+    const can = m.seat != null || (saved && saved.creator);
+    const buttons = [];
+    if (m.lastResult && m.lastResult.result) buttons.push(h("button", { type: "button", id: "center-sheet", dataset: { key: "center-sheet" }, onclick: () => this.showSheet(false, true) }, t("bar.result")));
+    if (finished && can) buttons.push(h("button", { type: "button", class: "primary", id: "restart", dataset: { key: "restart" }, onclick: () => this.restart() }, t("center.restart")));
+    if (finished) buttons.push(h("a", { class: "button ghost", href: "#/", id: "back-lobby" }, t("table.back")));
+    return h("div", { class: "deal-over" },
+      h("p", { id: "prompt", class: "prompt" }, finished ? t("center.finished") : t("center.next_deal")),
+      buttons.length ? h("div", { class: "buttons" }, buttons) : null);
+  }
+
+  timerLeft() {
+    return this.deadline ? Math.max(0, Math.ceil((this.deadline - performance.now()) / 1000)) : 0;
+  }
+
+  timerText(short) {
+    const left = this.timerLeft();
+    return short ? `${left} s` : t("action.timer", { n: left });
+  }
+
   updateTimer() {
     if (!this.deadline) return;
-    const left = Math.max(0, Math.ceil((this.deadline - performance.now()) / 1000));
+    const left = this.timerLeft();
     for (const id of ["timer", "timer-line"]) {
       const e = document.getElementById(id);
       if (e) {
-        e.textContent = id === "timer" ? `${left} s` : t("action.timer", { n: left });
+        e.textContent = this.timerText(id === "timer");
         e.classList.toggle("urgent", left <= 10);
       }
     }
@@ -767,10 +890,7 @@ export class TableView {
     const m = this.model;
     const d = m.deal;
     const box = h("section", { class: "hand", id: "hand", "aria-label": t("hand.label") });
-    if (m.seat == null || !d || !d.hand || d.phase === "over") {
-      if (m.seat != null && d && d.phase === "over") box.append(h("p", { class: "muted" }, t("hand.over")));
-      return box;
-    }
+    if (m.seat == null || !d || !d.hand || d.phase === "over") return box;
     const p = m.prompt;
     const phase = p && p.legal.phase;
     const hand = d.hand;
@@ -792,14 +912,15 @@ export class TableView {
       }
       const selectable = discard || this.poignee;
       const selected = selectable && this.selected.has(c);
-      const name = cardName(t, c) + (isOudler(c) ? ", " + t("card.oudler") : "") + (selected ? ", " + t("hand.selected") : "");
+      const chien = discard && m.fromChien.has(c);
+      const name = cardName(t, c) + (isOudler(c) ? ", " + t("card.oudler") : "") + (chien ? ", " + t("hand.from_chien") : "") + (selected ? ", " + t("hand.selected") : "");
       const btn = h("button", {
         type: "button",
-        class: "card" + (enabled ? "" : " dim") + (selected ? " selected" : "") + (discard && discard.required.includes(c) ? " required" : ""),
+        class: "card" + (enabled ? "" : " dim") + (selected ? " selected" : "") + (discard && discard.required.includes(c) ? " required" : "") + (chien ? " from-chien" : ""),
         "aria-label": name,
         "aria-disabled": enabled ? null : "true",
         "aria-pressed": selectable ? (selected ? "true" : "false") : null,
-        title: note || null,
+        title: note || (chien ? t("hand.from_chien") : null),
         tabindex: i === focus ? "0" : "-1",
         dataset: { card: c },
       }, cardSVG(c, currentLanguage(), t("card.excuse_short")));
@@ -811,9 +932,40 @@ export class TableView {
       btn.addEventListener("focus", () => { this.focusIndex = i; });
       list.append(h("li", {}, btn));
     });
-    box.append(h("h2", { class: "sr-only" }, t("hand.label")), list,
-      h("p", { class: "hint hand-hint" }, legal ? t("hand.hint_play") : discard ? t("hand.hint_discard") : ""));
+    box.append(h("h2", { class: "sr-only" }, t("hand.label")), h("div", { class: "cw-probe", "aria-hidden": "true" }), list);
+    if (discard) box.append(h("p", { class: "hint hand-hint" }, t("hand.hint_discard")));
     return box;
+  }
+
+  /**
+   * Spread the hand over the width it has: as little overlap as that width allows, on as few
+   * lines as keep every card's index readable and, on a touch screen, wide enough to tap.
+   */
+  layoutHand() {
+    const list = this.root.querySelector(".hand .cards");
+    const probe = this.root.querySelector(".hand .cw-probe");
+    if (!list || !probe) return;
+    const items = [...list.children].filter((li) => !li.classList.contains("break"));
+    for (const b of list.querySelectorAll(".break")) b.remove();
+    const n = items.length;
+    const width = list.getBoundingClientRect().width - 1; // a pixel to spare for rounding
+    const cw = probe.getBoundingClientRect().width;
+    if (!n || !width || !cw) return;
+    const coarse = window.matchMedia("(pointer: coarse)").matches;
+    const minStep = Math.max(cw * 0.36, coarse ? 34 : 24);
+    const maxStep = cw + 6;
+    let rows = 1;
+    while (rows < 3 && n > 1 && (width - cw) / (Math.ceil(n / rows) - 1) < minStep) rows += 1;
+    const perRow = Math.ceil(n / rows);
+    const step = perRow > 1 ? Math.min(maxStep, (width - cw) / (perRow - 1)) : maxStep;
+    list.style.setProperty("--step", `${Math.floor(step * 10) / 10}px`);
+    list.dataset.rows = String(rows);
+    items.forEach((li, i) => {
+      const end = (i + 1) % perRow === 0 || i === n - 1;
+      li.classList.toggle("end", end);
+      li.classList.toggle("lower", i >= perRow);
+      if (end && i < n - 1) li.after(h("li", { class: "break", role: "none", "aria-hidden": "true" }));
+    });
   }
 
   renderSide() {
@@ -828,17 +980,14 @@ export class TableView {
         add(t("side.contract"), `${this.contractName(d.contract)} · ${this.seatName(d.taker)}`, "side-contract");
         if (d.chelem_announced) add(t("side.chelem"), t("side.chelem_announced"));
         const n = oudlersSoFar(d);
-        if (n != null && d.phase !== "over") {
+        if (n != null && d.phase === "play") {
           add(t("side.oudlers"), t("side.oudlers_value", { n, target: TARGET[Math.min(n, 3)] }), "side-oudlers");
-          if (d.taker === m.seat && d.hand) {
-            const mine = d.hand.filter(isOudler).length;
-            add(t("side.your_oudlers"), String(mine));
-          }
+          if (d.taker === m.seat && d.hand) add(t("side.your_oudlers"), String(d.hand.filter(isOudler).length));
         }
         if (d.phase === "over" && d.result && d.result.status === "played") add(t("side.outcome"), t(d.result.won ? "side.won" : "side.lost", { p: d.result.taker_points, target: d.result.target }));
       }
     }
-    const sections = [h("h2", {}, t("side.title")), facts];
+    const sections = [h("h2", {}, t(m.info.state === "waiting" ? "side.title_table" : "side.title")), facts];
     if (d && d.chien) sections.push(h("h3", {}, t("side.chien")), this.miniCards(d.chien, "side-chien"));
     else if (d && d.contract && (d.contract === "garde_sans" || d.contract === "garde_contre")) sections.push(h("p", { class: "muted" }, t("side.chien_hidden", { contract: this.contractName(d.contract) })));
     if (d && d.discard && d.taker === m.seat) sections.push(h("h3", {}, t("side.your_discard")), this.miniCards(d.discard, "side-discard"));
@@ -848,8 +997,7 @@ export class TableView {
       for (const pg of d.poignees) sections.push(h("p", {}, t("side.poignee_of", { name: this.seatName(pg.seat), level: t("level." + pg.level) })), this.miniCards(pg.cards, "side-poignee-" + pg.seat));
     }
     // Standings.
-    const seats = [0, 1, 2, 3];
-    const rows = seats.map((s) => h("tr", { class: s === m.seat ? "me" : "" }, h("th", { scope: "row" }, this.seatName(s)), h("td", {}, num(m.info.scores[s]))));
+    const rows = [0, 1, 2, 3].map((s) => h("tr", { class: s === m.seat ? "me" : "" }, h("th", { scope: "row" }, this.seatName(s)), h("td", {}, num(m.info.scores[s]))));
     sections.push(h("h3", {}, t("side.scores")), h("table", { class: "scores", id: "standings" }, h("caption", { class: "sr-only" }, t("side.scores")), h("tbody", {}, rows)));
     // Earlier deals of this table, to review (their records come from the server).
     const lastNo = m.info.deal_no || 0;
@@ -859,8 +1007,13 @@ export class TableView {
       sections.push(h("h3", {}, t("past.title")), h("div", { class: "past" }, past.slice(-12).map((n) =>
         h("button", { type: "button", class: "small ghost", dataset: { key: "past-" + n }, "aria-label": t("past.review", { n }), onclick: () => this.reviewPast(n) }, String(n)))));
     }
-    const log = h("ol", { class: "log", id: "log", "aria-label": t("side.log") }, this.log.slice(-14).map((x) => h("li", {}, this.logText(x))));
-    sections.push(h("details", { class: "log-box" }, h("summary", {}, t("side.log")), log));
+    const log = h("ol", { class: "log", id: "log", "aria-label": t("side.log") }, this.log.slice(-60).map((x) => h("li", {}, this.logText(x))));
+    const box = h("details", { class: "log-box", open: this.logOpen || null }, h("summary", {}, t("side.log")), log);
+    box.addEventListener("toggle", () => {
+      this.logOpen = box.open;
+      if (box.open) log.scrollTop = log.scrollHeight;
+    });
+    sections.push(box);
     side.append(...sections);
     return side;
   }
