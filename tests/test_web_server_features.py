@@ -229,13 +229,14 @@ def test_a_seat_released_after_timeouts_says_so_and_offers_to_sit_again(
     browser: Any, tmp_path: Path
 ) -> None:
     # A short turn limit, two turns in a row played by the AI: then the seat is released. The
-    # AI take their time (0.1 s a card), so that the deal is still on when we sit again.
-    with own_server(browser, tmp_path, turn_limit=0.4, max_timeouts=2, think_delay=0.1) as (
+    # AI take their time (0.25 s a card), and the game has four deals, so that the table still
+    # plays when we sit again (a loaded machine may have finished the first deal by then).
+    with own_server(browser, tmp_path, turn_limit=0.4, max_timeouts=2, think_delay=0.25) as (
         srv,
         new_page,
     ):
         page = new_page()
-        open_quick_game(page, srv.url, name="Idle")
+        open_quick_game(page, srv.url, name="Idle", series="d4")
         tid = page.url.rsplit("/", 1)[1]
         page.wait_for_selector("#sit-again", timeout=20_000)  # we never act
         notice = page.inner_text("#notice")
@@ -249,6 +250,9 @@ def test_a_seat_released_after_timeouts_says_so_and_offers_to_sit_again(
         )
         assert token is None  # the released token is forgotten
         assert page.evaluate("window.__atout.view.log.some((x) => x.k === 'log.seat_released')")
+        if page.locator("dialog[open]").count():  # the deal ended meanwhile: its sheet is up
+            page.keyboard.press("Escape")
+            page.wait_for_selector("dialog[open]", state="detached")
         page.click("#sit-again")
         page.wait_for_function("() => window.__atout.view.model.seat !== null")
         assert state(page)["status"] == "joined"
