@@ -41,6 +41,7 @@ from server.rules import (
     result_dict,
 )
 from server.rules.cards import CODES, HALF_POINTS, INDEX
+from server.rules.core import score_parts
 from server.rules.deal import OVER, POIGNEE_BONUS, POIGNEE_SIZES
 from server.rules.randplay import random_from_legal
 from server.rules.scoring import TARGETS_HALF
@@ -470,6 +471,69 @@ def test_figures_come_from_the_engine(lang: str) -> None:
     assert is_subsequence([*per_card, total], numbers(paragraph(lang, "points-cards").text))
     deck = [Fraction(len(CODES))]
     assert is_subsequence(deck, numbers(paragraph(lang, "setup-deck").text))
+
+
+_SIGNED = re.compile(r"(?<![\w.,])([−-]?\d+(?:[.,]\d+)?)(?![\w]|[.,]\d)")
+
+
+def signed_numbers(text: str) -> list[Fraction]:
+    """Like numbers(), keeping a leading minus sign ("−200")."""
+    return [Fraction(m.replace("−", "-").replace(",", ".")) for m in _SIGNED.findall(text)]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_bonuses_come_from_the_engine(lang: str) -> None:
+    """R10.1's 25, R10.2's 10 × multiplier and R10.4's chelem amounts, with their signs, as
+    the engine's score_parts computes them (per defender, seen from the taker's side)."""
+
+    def parts(
+        contract: int = 1, chelem: bool = False, tricks: int = 9, petit: int = 0
+    ) -> tuple[int, bool, int, int, int, int]:
+        # a Prise with 1 oudler, made by exactly 0: base = 25 × 1
+        return score_parts(contract, chelem, 0, TARGETS_HALF[1], 1, tricks, petit)
+
+    _, won, base, *_ = parts()
+    assert won and Fraction(base, 2) == 25
+    assert signed_numbers(paragraph(lang, "scoring-base").text)[:1] == [Fraction(base, 2)]
+    for contract, mult in enumerate(MULTIPLIERS):
+        if contract:
+            assert Fraction(parts(contract, petit=1)[3], 2) == 10 * mult
+    text = paragraph(lang, "points-petit").text
+    assert numbers(text) == [Fraction(parts(petit=1)[3], 2)], text
+    chelem = [
+        parts(chelem=True, tricks=18)[5],  # announced and made
+        parts(chelem=True, tricks=17)[5],  # announced and missed...
+        parts(chelem=False, tricks=18)[5],  # not announced, the taker won all 18
+        parts(chelem=False, tricks=0)[5],  # not announced, the defenders won them all
+    ]
+    assert parts(chelem=True, tricks=0)[5] == chelem[1]  # ...even if the defence took all
+    want = [Fraction(h, 2) for h in chelem]
+    want.insert(3, Fraction(18))  # "all 18 tricks"
+    assert signed_numbers(paragraph(lang, "points-chelem").text) == want
+
+
+# R8.1's Reading: the half point passes *from* the Excuse's team (the deck still totals 91), and
+# R7.4: after a led Excuse the next player is free and sets the suit. Said in each language.
+RULE_PHRASES = {
+    ("excuse-kept", "R8.1"): {
+        "en": r"the Excuse's team gives it half a point",
+        "fr": r"le camp de l'Excuse lui cède un demi-point",
+        "cs": r"dá jí strana Výmluvy náhradou půl bodu",
+    },
+    ("trick-follow", "R7.4"): {
+        "en": r"if the Excuse is led, the next player may play any card, and that card sets",
+        "fr": r"si l'on entame de l'Excuse, le joueur suivant joue la carte de son choix",
+        "cs": r"je-li vynesena Výmluva, smí další hráč zahrát cokoli a barvu určí jeho karta",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_readings_of_rules_md_are_said(lang: str) -> None:
+    for (pid, rule), phrases in RULE_PHRASES.items():
+        p = paragraph(lang, pid)
+        assert rule in p.rules
+        assert re.search(phrases[lang], p.text.replace("\u00a0", " ")), (lang, pid, p.text)
 
 
 def test_same_numbers_in_every_language() -> None:
