@@ -629,6 +629,21 @@ def test_french_federation_words() -> None:
         "chelem (slam)",
     ):
         assert w not in text.casefold(), w
+    # Calques of the English text that a French player would not write.
+    calques = {
+        "suivre (follow suit): fournir": r"\bsuiv(re|ez|ent)\b",
+        "pile (the taker's pile): ses plis": r"\bpiles?\b",
+        "cible (target): le total, le contrat": r"\bcibles?\b",
+        "défendeur (a lawsuit's): défenseur": r"défendeur",
+        "la table propose (the table offers)": r"\bla table (propose|pose|demande|offre)",
+        "Garde sans (le chien): Garde sans le chien": r"Garde (sans|contre) \(",
+        "oudler for bout": r"oudler",
+    }
+    found = {k: re.findall(v, text, re.I) for k, v in calques.items()}
+    assert {k: v for k, v in found.items() if v} == {}
+    # The bids by their full names where they are listed (R4.2).
+    bidding = paragraph("fr", "setup-bidding").text
+    assert "Garde sans le chien ×4" in bidding and "Garde contre le chien ×6" in bidding
 
 
 def test_english_words() -> None:
