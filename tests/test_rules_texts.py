@@ -574,6 +574,10 @@ CS_FORBIDDEN = {
     "Garde bez": r"garde bez",
     "přihazuje": r"přihaz",
     "hodnost": r"hodnost",
+    # calques of the English text
+    "Stůl se ptá / nabídne (the table asks / offers)": r"\bstůl (se|vám|nabízí|nabídne|ptá)",
+    "mluví v dražbě (speaks in the bidding)": r"\b(pro)?mluví",
+    "kompletní (complete)": r"kompletní",
 }
 
 
