@@ -36,6 +36,12 @@ class ErrorCode(StrEnum):
     SHUTTING_DOWN = "shutting_down"
     STORAGE_UNAVAILABLE = "storage_unavailable"
     WRONG_WORKER = "wrong_worker"
+    NAME_TAKEN = "name_taken"
+    BAD_PASSWORD = "bad_password"
+    LOGIN_FAILED = "login_failed"
+    BAD_KEY = "bad_key"
+    NOT_LOGGED_IN = "not_logged_in"
+    NO_SUCH_PLAYER = "no_such_player"
     INTERNAL = "internal"
 
 
@@ -97,6 +103,12 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
         "the table (or the seat token's table) lives in another worker process of this server; "
         "`details.url` is where to reconnect and send the request again"
     ),
+    ErrorCode.NAME_TAKEN: "`register`: an account already has this name (compared after NFKC and case folding)",
+    ErrorCode.BAD_PASSWORD: "`register`: the password is too short (under 8 characters) or too long",
+    ErrorCode.LOGIN_FAILED: "`login`: unknown name or wrong password (the server does not say which)",
+    ErrorCode.BAD_KEY: "the player key is unknown or was revoked (logout, rotation)",
+    ErrorCode.NOT_LOGGED_IN: "this request needs a player key (`hello.key`, `register` or `login`)",
+    ErrorCode.NO_SUCH_PLAYER: "no player (account, guest or AI level) has this name",
     ErrorCode.INTERNAL: "an unexpected server error; the request had no effect",
 }
 

@@ -52,6 +52,10 @@ Level = Annotated[str, Meta(min_length=1, max_length=32, description="an AI leve
 ContractName = Literal["pass", "prise", "garde", "garde_sans", "garde_contre"]
 TableStateName = Literal["waiting", "playing", "finished", "closed"]
 SeatKind = Literal["empty", "human", "ai"]
+Identity = Annotated[
+    Literal["guest", "registered", "bot"] | None,
+    Meta(description="a human seat: a guest (no account), a registered player or a bot account"),
+]
 Phase = Literal["bidding", "discard", "chelem", "play", "over"]
 
 
@@ -95,6 +99,85 @@ class Hello(_Request, tag="hello", kw_only=True):
         ]
         | None
     ) = None
+    key: (
+        Annotated[
+            str,
+            Meta(
+                max_length=128,
+                description="optional: a player key (from `account`): the connection is that "
+                "player, under its registered name",
+            ),
+        ]
+        | None
+    ) = None
+
+
+Password = Annotated[str, Meta(min_length=1, max_length=256)]
+Cursor = Annotated[str, Meta(max_length=256, description="`next` of the previous page")]
+PageLimit = Annotated[int, Meta(ge=1, le=100)]
+
+
+class Register(_Request, tag="register", kw_only=True):
+    """Register an account under `name` (unique, compared case-insensitively after Unicode
+    NFKC). Answered by `account` (with the player key); the connection is then that player."""
+
+    name: Name
+    password: Annotated[
+        Password | None, Meta(description="optional (8..256 characters): allows `login`")
+    ] = None
+    bot: Annotated[bool | None, Meta(description="a bot account, shown as a bot everywhere")] = None
+
+
+class Login(_Request, tag="login", kw_only=True):
+    """A new player key for an account with a password (another device). Answered by
+    `account`; the connection is then that player."""
+
+    name: Name
+    password: Password
+
+
+class Logout(_Request, tag="logout", kw_only=True):
+    """Revoke a player key (default: the one this connection logged in with). Answered by
+    `ok`; the connection is then a guest."""
+
+    key: Annotated[str, Meta(max_length=128)] | None = None
+
+
+class RotateKey(_Request, tag="rotate_key", kw_only=True):
+    """Replace this connection's player key by a new one. Answered by `account`."""
+
+
+class Player(_Request, tag="player", kw_only=True):
+    """A player's profile. Answered by `player`."""
+
+    name: Name
+    kind: Annotated[
+        Literal["player", "guest", "ai"] | None,
+        Meta(description="an account (default), a guest name, or an AI level"),
+    ] = None
+
+
+class History(_Request, tag="history", kw_only=True):
+    """A player's finished deals, newest first. Answered by `history`."""
+
+    name: Annotated[Name | None, Meta(description="default: this connection's player")] = None
+    kind: Literal["player", "guest", "ai"] | None = None
+    limit: Annotated[PageLimit | None, Meta(description="default 20")] = None
+    cursor: Cursor | None = None
+
+
+class Leaderboard(_Request, tag="leaderboard", kw_only=True):
+    """The players ranked. Answered by `leaderboard`."""
+
+    by: Annotated[Literal["rating", "total", "mean"] | None, Meta(description="default rating")] = (
+        None
+    )
+    min_deals: Annotated[
+        Annotated[int, Meta(ge=0, le=1_000_000)] | None,
+        Meta(description="default 20 by rating (provisional ratings left out), 1 otherwise"),
+    ] = None
+    limit: Annotated[PageLimit | None, Meta(description="default 50")] = None
+    cursor: Cursor | None = None
 
 
 class ListTables(_Request, tag="list_tables", kw_only=True):
@@ -272,6 +355,13 @@ ClientMessage = (
     | Play
     | Ping
     | GetDeal
+    | Register
+    | Login
+    | Logout
+    | RotateKey
+    | Player
+    | History
+    | Leaderboard
 )
 ACTION_TYPES: tuple[type[_Action], ...] = (Bid, Discard, Chelem, Poignee, Play)
 CLIENT_TYPES: dict[str, type[msgspec.Struct]] = {
@@ -295,6 +385,13 @@ CLIENT_TYPES: dict[str, type[msgspec.Struct]] = {
         Play,
         Ping,
         GetDeal,
+        Register,
+        Login,
+        Logout,
+        RotateKey,
+        Player,
+        History,
+        Leaderboard,
     )
 }
 
@@ -314,6 +411,7 @@ class SeatInfo(msgspec.Struct, kw_only=True):
             description="level of the AI playing this seat (AI seat, or stand-in for an absent human)"
         ),
     ] = None
+    identity: Identity = None
 
 
 class TableInfo(msgspec.Struct, kw_only=True):
@@ -475,6 +573,7 @@ class SeatEvent(_Push, tag="seat", kw_only=True):
         Literal["timeouts"] | None,
         Meta(description="why a seat was released: its player let the AI play too many turns"),
     ] = None
+    identity: Identity = None
 
 
 class TableStateEvent(_Push, tag="table_state", kw_only=True):
@@ -565,6 +664,32 @@ class ScoresEvent(_Push, tag="scores", kw_only=True):
     total: list[float]
 
 
+class RatingInfo(msgspec.Struct, kw_only=True):
+    """A rating: `rating` is the conservative figure μ − 3σ (docs/RATINGS.md)."""
+
+    rating: float
+    mu: float
+    sigma: float
+    deals: Annotated[int, Meta(description="rated deals")]
+    provisional: Annotated[bool, Meta(description="fewer than 20 rated deals")]
+    delta: Annotated[float | None, Meta(description="change of `rating` by this deal")] = None
+
+
+class ParEvent(_Push, tag="par", kw_only=True):
+    """A scored deal's par: the reference bot's scores with the same cards, each seat's
+    difference (its duplicate score), and the ratings after the deal. Comes after the deal's
+    `scores`, once computed (possibly after the next deal has started)."""
+
+    deal_no: int
+    level: Annotated[str | None, Meta(description="the reference bot")] = None
+    scores: Annotated[list[float], Meta(description="the real scores of the deal")]
+    par: Annotated[list[float] | None, Meta(description="the reference bot's, per seat")] = None
+    over_par: Annotated[list[float] | None, Meta(description="`scores` − `par`, per seat")] = None
+    ratings: Annotated[
+        list[RatingInfo | None], Meta(description="per seat, after the deal (null: not rated)")
+    ] = []
+
+
 class HiddenEvent(_Push, tag="hidden", kw_only=True):
     """An event the recipient may not see; it only fills its version number."""
 
@@ -583,6 +708,7 @@ TableEvent = (
     | TrickEvent
     | DealOverEvent
     | ScoresEvent
+    | ParEvent
     | HiddenEvent
 )
 
@@ -619,6 +745,135 @@ class ResumedSeat(msgspec.Struct, kw_only=True):
     seat: SeatNo
 
 
+class AccountInfo(msgspec.Struct, kw_only=True):
+    name: Annotated[str, Meta(description="the registered name, as shown")]
+    kind: Literal["registered", "bot"]
+    since: Annotated[str, Meta(description="registration time, ISO 8601 UTC")]
+
+
+class Account(_Push, tag="account", kw_only=True):
+    """Answer to `register`, `login` and `rotate_key`: the account and a player key. Keep the
+    key secret (it is the account): send it in `hello.key` to be this player again."""
+
+    id: RequestId
+    player: AccountInfo
+    key: str
+
+
+PlayerKind = Literal["registered", "bot", "ai", "guest"]
+
+
+class TakerFigures(msgspec.Struct, kw_only=True):
+    deals: int
+    won: int
+    success_rate: float | None = None
+    mean_margin: Annotated[
+        float | None, Meta(description="card points made minus the target, per deal")
+    ] = None
+
+
+class DefenderFigures(msgspec.Struct, kw_only=True):
+    deals: int
+    mean_score: float | None = None
+
+
+class OverPar(msgspec.Struct, kw_only=True):
+    deals: Annotated[int, Meta(description="deals with a par")]
+    mean: Annotated[float | None, Meta(description="mean of score − par per deal")] = None
+
+
+class Poignees(msgspec.Struct, kw_only=True):
+    single: int = 0
+    double: int = 0
+    triple: int = 0
+
+
+class Profile(msgspec.Struct, kw_only=True):
+    name: str
+    kind: PlayerKind
+    since: str | None = None
+    deals: Annotated[int, Meta(description="finished deals, annulled included")]
+    played: Annotated[int, Meta(description="played (not annulled) deals")]
+    first_deal: str | None = None
+    last_deal: str | None = None
+    taker: TakerFigures
+    defender: DefenderFigures
+    petits_au_bout: int
+    poignees: Poignees
+    chelems: int
+    total: float
+    mean: float | None = None
+    over_par: OverPar
+    rating: RatingInfo | None = None
+
+
+class PlayerAnswer(_Push, tag="player", kw_only=True):
+    """Answer to `player`."""
+
+    id: RequestId
+    player: Profile
+
+
+class HistoryDeal(msgspec.Struct, kw_only=True):
+    """One finished deal of a player's history (`deal` gives its whole record)."""
+
+    table: str
+    table_name: str
+    public: bool
+    deal_no: int
+    seat: SeatNo
+    finished_at: str
+    status: Literal["played", "annulled"]
+    contract: ContractName | None = None
+    taker: SeatNo | None = None
+    role: Literal["taker", "defender"] | None = None
+    won: Annotated[bool | None, Meta(description="this player's side won the deal")] = None
+    score: float
+    par: float | None = None
+    over_par: float | None = None
+    rating: Annotated[
+        dict[str, Any] | None, Meta(description="`mu`, `sigma`, `delta` after this deal")
+    ] = None
+    partial: Annotated[bool, Meta(description="the seat changed hands during the deal")] = False
+
+
+class PlayerRef(msgspec.Struct, kw_only=True):
+    name: str
+    kind: PlayerKind
+
+
+class HistoryAnswer(_Push, tag="history", kw_only=True):
+    """Answer to `history`: a page of deals, newest first; `next` asks for the next page."""
+
+    id: RequestId
+    player: PlayerRef
+    deals: list[HistoryDeal]
+    next: str | None = None
+    total: Annotated[int, Meta(description="deals of this history you may read")]
+
+
+class LeaderboardRow(msgspec.Struct, kw_only=True):
+    rank: int
+    name: str
+    kind: PlayerKind
+    deals: int
+    rating: RatingInfo | None = None
+    total: float | None = None
+    mean: float | None = None
+    over_par: Annotated[float | None, Meta(description="mean score − par per deal")] = None
+
+
+class LeaderboardAnswer(_Push, tag="leaderboard", kw_only=True):
+    """Answer to `leaderboard`."""
+
+    id: RequestId
+    by: Literal["rating", "total", "mean"]
+    min_deals: int
+    rows: list[LeaderboardRow]
+    next: str | None = None
+    total: int
+
+
 class Welcome(_Push, tag="welcome", kw_only=True):
     """Answer to `hello`: the version the server will speak on this connection."""
 
@@ -636,6 +891,9 @@ class Welcome(_Push, tag="welcome", kw_only=True):
         list[AiLevel],
         Meta(description="the AI levels to offer for `create_table.ai`, easiest first"),
     ] = []
+    player: Annotated[
+        AccountInfo | None, Meta(description="the player of `hello.key`; null: a guest")
+    ] = None
 
 
 class Tables(_Push, tag="tables", kw_only=True):
@@ -761,6 +1019,10 @@ ServerMessage = (
     | Snapshot
     | Event
     | YourTurn
+    | Account
+    | PlayerAnswer
+    | HistoryAnswer
+    | LeaderboardAnswer
 )
 
 # ------------------------------------------------------------------------------ codecs

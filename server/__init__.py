@@ -13,10 +13,13 @@ package                   what lives there                                     m
 ``server.store``          the store interface, SQLite backend, journal         rules
 ``server.ops``            logs, metrics, admin commands                        rules, store, config,
                                                                                protocol
+``server.players``        accounts, names, passwords, keys; par and ratings    rules, ai, store, ops,
+                          of every scored deal (the reviews, off the loop)     config, protocol
 ``server.tables``         the table actor (seats, deal sequence, drivers,      rules, ai, store, ops,
                           broadcasting) and the lobby                          config, protocol
 ``server.cluster``        several workers on one database                      tables and below
-``server.net``            WebSocket and HTTP: handshake, routing, sessions     cluster and below
+``server.net``            WebSocket and HTTP: handshake, routing, sessions     players, cluster and
+                                                                               below
 ``server.cli``            the ``atout-server`` command                         everything
 ========================  ===================================================  ======================
 """

@@ -45,6 +45,8 @@ class Config:
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
     ai_deadline: float = 2.0  # seconds a searching AI (strong) may think per decision
+    par_level: str = "heuristic"  # the reference bot that replays every scored deal (issue 12)
+    reviews: bool = True  # par and ratings after each scored deal (server/players/service.py)
     seed: int | None = None  # tests and docs only: reproducible deals (never in production)
     # Several worker processes on one database (server/cluster/worker.py); worker_id None: alone.
     worker_id: int | None = None

@@ -22,6 +22,14 @@ ALLOWED: dict[str, set[str]] = {
     "server.config": set(),
     "server.store": {"server.rules"},
     "server.ops": {"server.store", "server.rules", "server.config", "protocol"},
+    "server.players": {
+        "server.rules",
+        "server.ai",
+        "server.store",
+        "server.ops",
+        "server.config",
+        "protocol",
+    },
     "server.tables": {
         "server.rules",
         "server.ai",
@@ -39,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
         "protocol",
     },
     "server.net": {
+        "server.players",
         "server.cluster",
         "server.tables",
         "server.store",
@@ -50,6 +59,7 @@ ALLOWED: dict[str, set[str]] = {
         "client_web",
     },
     "server.cli": {
+        "server.players",
         "server.net",
         "server.cluster",
         "server.tables",

@@ -5,9 +5,12 @@ progress) opens, migrates, keeps every deal and score, and the server carries on
 
 from __future__ import annotations
 
+import random
 import shutil
 import sqlite3
 from pathlib import Path
+
+from helpers_server import Client, autoplay, running_server, table_finished
 
 from server.store.sqlite import Store
 
@@ -60,3 +63,28 @@ def test_upgrade_keeps_everything_and_backfills_the_seats(tmp_path: Path) -> Non
     again = Store(str(path))  # reopening applies nothing twice
     assert again.schema_version().count("0003_players") == 1
     again.close()
+
+
+async def test_the_server_resumes_the_old_database(tmp_path: Path) -> None:
+    """The deal in progress at the old table is rebuilt and finished; its seats are recorded
+    the new way; old and new deals are reviewed (par) by the server."""
+    path = _copy(tmp_path)
+    async with running_server(path, grace=30, absent_wait=0.0) as srv:
+        assert UNFINISHED in srv.lobby.tables
+        c = await Client.connect(srv.port, "Marie")
+        # The old seat token is unknown to the test: a new player takes an AI seat.
+        await c.join(UNFINISHED, seat=0)
+        await autoplay(c, UNFINISHED, random.Random(5), table_finished, timeout=60)
+        await srv.reviews.idle()
+        await c.close()
+    s = Store(str(path))
+    assert s.pending_reviews() == []
+    n = s.conn.execute("SELECT COUNT(*) FROM pars").fetchone()[0]
+    played = s.conn.execute("SELECT COUNT(*) FROM deals WHERE status = 'played'").fetchone()[0]
+    assert n == played >= 5
+    seats = s.conn.execute(
+        "SELECT seat, guest FROM deal_players WHERE table_id = ? AND guest IS NOT NULL",
+        (UNFINISHED,),
+    ).fetchall()
+    assert ("Marie",) in {(g,) for _, g in seats}
+    s.close()

@@ -33,11 +33,14 @@ from server.cluster.worker import Cluster
 from server.config import Config, token_hash
 from server.net.connection import BINARY_MARK, AtoutConnection
 from server.net.decode import Refusal, decode_request, peek_id
+from server.net.players import PlayerRequests
 from server.net.session import Session
 from server.net.web import WebFiles, worker_origins
 from server.ops.logs import connection_context
 from server.ops.logs import setup as setup_logging
 from server.ops.metrics import Metrics
+from server.players.accounts import Accounts
+from server.players.service import Reviews
 from server.tables.decider import Decider
 from server.tables.lobby import Lobby, LobbyError
 
@@ -100,6 +103,14 @@ class Server:
         self._reads: set[asyncio.Task[None]] = set()  # store reads in flight (`deal`)
         for t in _TABLE_REQUESTS:
             self._handlers[t] = self._to_table
+        # Accounts, profiles, histories, leaderboards (server/net/players.py); par and ratings
+        # of every scored deal (server/players/service.py).
+        self.players = PlayerRequests(store, Accounts(store))
+        self._handlers.update(self.players.handlers())
+        self.reviews: Reviews | None = None
+        if store is not None and hasattr(store, "run") and cfg.reviews:
+            self.reviews = Reviews(store, cfg.par_level, self.lobby.announce)
+            self.lobby.reviews = self.reviews
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -112,6 +123,9 @@ class Server:
             mine = await self.cluster.prepare()
             owned = mine.__contains__
         await self.lobby.restore(owned)
+        if self.reviews is not None:
+            self.reviews.owned = owned
+            self.reviews.start()
         self._ws = await serve(
             self._handler,
             cfg.host,
@@ -153,6 +167,9 @@ class Server:
             self._ws.close(close_connections=True)  # close code 1001 (going away)
             await self._ws.wait_closed()
         await self.lobby.shutdown()
+        await self.players.close()
+        if self.reviews is not None:
+            await self.reviews.stop()
         await self.decider.shutdown()
         if self._lag is not None:
             self._lag.cancel()
@@ -311,6 +328,9 @@ class Server:
             "resumed": None,
             "admin": sess.admin,
             "ai_levels": self.lobby.ai_levels,
+            "player": None
+            if sess.account is None
+            else {k: sess.account[k] for k in ("name", "kind", "since")},
         }
 
     def _on_hello(self, sess: Session, msg: P.Hello) -> None:
@@ -336,6 +356,31 @@ class Server:
                 return
             sess.admin = True
         sess.name = msg.name
+        if msg.key is not None:  # a player key: checked in the store first
+            sess.hello_pending = True
+            loop = asyncio.get_running_loop()
+            task = loop.create_task(self._hello_with_key(sess, msg))
+            self.players._tasks.add(task)
+            task.add_done_callback(self.players._tasks.discard)
+            return
+        self._hello_greet(sess, msg)
+
+    async def _hello_with_key(self, sess: Session, msg: P.Hello) -> None:
+        try:
+            ok = await self.players.hello_key(sess, msg.key or "")
+        except Exception:
+            log.exception("%s: checking a player key failed", sess)
+            sess.hello_pending = False
+            sess.error(msg.id, ErrorCode.INTERNAL, "internal server error")
+            return
+        sess.hello_pending = False
+        if not ok:
+            sess.error(msg.id, ErrorCode.BAD_KEY, "this player key is not valid (any more)")
+            return
+        if not sess.closed:
+            self._hello_greet(sess, msg)
+
+    def _hello_greet(self, sess: Session, msg: P.Hello) -> None:
         welcome = self._welcome(sess, msg)
         if msg.token is None:
             sess.greeted = True

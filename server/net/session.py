@@ -61,6 +61,8 @@ class Session:
         self.name = ""
         self.address = ""  # the client's IP address (set by the app)
         self.admin = False  # proved the server's admin token in its hello
+        self.account: dict[str, Any] | None = None  # the player (issue 12), None: a guest
+        self.key_hash: str | None = None  # SHA-256 of the player key it logged in with
         self.greeted = False
         self.hello_pending = False
         self.seats: dict[str, int] = {}  # table id -> seat held by this connection

@@ -142,9 +142,11 @@ def decode_cursor(text: str) -> list[Any] | None:
 
 #: seat -> who: {"account": id | None, "guest": name | None, "ai": level | None, "partial": bool}
 SeatWho = dict[str, Any]
-#: (account id, mu | None, sigma | None, deals) per seat, None for an unrated seat -> new
-#: (mu, sigma) per seat (None: unchanged)
-RateFn = Callable[[list[tuple[float, float] | None]], list[tuple[float, float] | None]]
+#: (subject per seat (None: not rated), current (mu, sigma) per subject, taker seat, taker won)
+#: -> new (mu, sigma) per subject updated
+RateFn = Callable[
+    [list[Any], dict[Any, tuple[float, float]], int, bool], dict[Any, tuple[float, float]]
+]
 
 _ACCOUNT_COLS = "id, name, kind, created_at"
 
@@ -382,10 +384,11 @@ class PlayerStore:
     ) -> dict[str, Any] | None:
         """Store a deal's review, in one transaction, and update the ratings of its seats.
 
-        ``review``: ``par`` (None or ``{"level", "scores", "record", "cpu_ms"}``) and
-        ``seats`` (4 dicts of ``role, won, margin, petit_au_bout, poignee, chelem``).
-        ``rate`` gets each seat's current ``(mu, sigma)`` (None for a seat that is not rated:
-        a guest, a seat that changed hands) and returns the new ones. Returns what changed
+        ``review``: ``par`` (None or ``{"level", "scores", "record", "cpu_ms"}``), ``seats``
+        (4 dicts of ``role, won, margin, petit_au_bout, poignee, chelem``), ``taker`` and
+        ``taker_won``. ``rate(subjects, current, taker, taker_won)`` gets each seat's rated
+        subject (an account id; None for a guest or a seat that changed hands) and their
+        current ``(mu, sigma)``, and returns the new ones. Returns what changed
         (``par``, ``over_par``, ``ratings`` per seat), or None if the deal was reviewed
         already (so a review is applied once, even by two workers)."""
         at = _now()
@@ -413,35 +416,38 @@ class PlayerStore:
                 else:
                     subjects.append(None)
             current: dict[int, tuple[float, float, int]] = {}
-            for sid in {s for s in subjects if s is not None}:
+            for sid in {x for x in subjects if x is not None}:
                 r = c.execute(
                     "SELECT mu, sigma, deals FROM ratings WHERE account_id = ?", (sid,)
                 ).fetchone()
                 current[sid] = (r[0], r[1], r[2]) if r else (mu0, sigma0, 0)
-            # The same account in two seats (a test, a bot farm) is not rated for that deal.
-            dup = {s for s in subjects if s is not None and subjects.count(s) > 1}
-            inputs: list[tuple[float, float] | None] = [
-                None if s is None or s in dup else current[s][:2] for s in subjects
-            ]
-            new = rate(inputs) if rate is not None and any(inputs) else [None] * 4
+            new: dict[int, tuple[float, float]] = {}
+            if rate is not None and current and review.get("taker") is not None:
+                new = rate(
+                    subjects,
+                    {k: v[:2] for k, v in current.items()},
+                    review["taker"],
+                    bool(review["taker_won"]),
+                )
+            for sid, (mu, sigma) in new.items():
+                c.execute(
+                    "INSERT INTO ratings (account_id, mu, sigma, deals, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET"
+                    " mu = excluded.mu, sigma = excluded.sigma, deals = excluded.deals,"
+                    " updated_at = excluded.updated_at",
+                    (sid, mu, sigma, current[sid][2] + 1, at),
+                )
             par = review.get("par")
             par_scores = par["scores"] if par else [None] * 4
             out_ratings: list[dict[str, Any] | None] = []
-            for (seat, _acc, _ai, _p, _score), sid, nr, fig in zip(
-                seats, subjects, new, review["seats"], strict=True
+            for (seat, _acc, _ai, _p, _score), sid, fig in zip(
+                seats, subjects, review["seats"], strict=True
             ):
                 delta = mu = sigma = None
-                if sid is not None and nr is not None:
+                if sid is not None and sid in new:
                     old_mu, old_sigma, n = current[sid]
-                    mu, sigma = nr
+                    mu, sigma = new[sid]
                     delta = (mu - 3 * sigma) - (old_mu - 3 * old_sigma)
-                    c.execute(
-                        "INSERT INTO ratings (account_id, mu, sigma, deals, updated_at)"
-                        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET"
-                        " mu = excluded.mu, sigma = excluded.sigma, deals = excluded.deals,"
-                        " updated_at = excluded.updated_at",
-                        (sid, mu, sigma, n + 1, at),
-                    )
                     out_ratings.append({"mu": mu, "sigma": sigma, "deals": n + 1, "delta": delta})
                 else:
                     out_ratings.append(None)
@@ -686,7 +692,7 @@ class PlayerStore:
             cols = (
                 "a.name, a.kind, r.deals, r.mu, r.sigma, NULL, NULL, a.id,"
                 " (SELECT AVG(dp.score - dp.par) FROM deal_players dp"
-                "  WHERE dp.account_id = a.id AND dp.par IS NOT NULL)"
+                "  WHERE dp.account_id = a.id AND dp.par IS NOT NULL), r.deals"
             )
             args: tuple[Any, ...] = (min_deals,)
         elif by in ("total", "mean"):
@@ -702,7 +708,7 @@ class PlayerStore:
             order = f"g.{by} DESC, COALESCE(a.name, g.guest), a.id"
             cols = (
                 "COALESCE(a.name, g.guest), COALESCE(a.kind, 'guest'), g.n, r.mu, r.sigma,"
-                " g.total, g.mean, a.id, g.over_par"
+                " g.total, g.mean, a.id, g.over_par, r.deals"
             )
             args = (min_deals,)
         else:
@@ -714,13 +720,14 @@ class PlayerStore:
                 (*args, limit, offset),
             ).fetchall()
         out = []
-        for i, (name, kind, n, mu, sigma, tot, mean, _aid, over) in enumerate(rows):
+        for i, (name, kind, n, mu, sigma, tot, mean, _aid, over, rated) in enumerate(rows):
             out.append(
                 {
                     "rank": offset + i + 1,
                     "name": name,
                     "kind": kind,
                     "deals": n,
+                    "rated": rated or 0,
                     "mu": mu,
                     "sigma": sigma,
                     "total": _num(tot),

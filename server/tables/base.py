@@ -68,6 +68,8 @@ class TableHost(Protocol):
     @property
     def pacer(self) -> AiPacer: ...
 
+    def deal_recorded(self, table_id: str, deal_no: int) -> None: ...  # its record is stored
+
 
 class TableBase:
     """One table's state and its durable writes."""
@@ -104,6 +106,7 @@ class TableBase:
         self.v = 0
         # writes not made yet (kept in order) and whether the table itself needs saving
         self._pending: list[Op] = []
+        self._after_commit: list[Any] = []  # called once the pending writes are committed
         self._dirty = False
         self._failures = 0  # store failures in a row (retry pacing)
         self._flush_timer: asyncio.TimerHandle | None = None
@@ -172,7 +175,9 @@ class TableBase:
         journal = self.lobby.journal
         save = self._dirty
         pending = self._pending
+        after = self._after_commit
         self._pending = []
+        self._after_commit = []
         self._dirty = False
         if journal is None:
             return None
@@ -180,6 +185,8 @@ class TableBase:
         err = await journal.write(head + ops if head else ops, self.id)
         if err is None:
             self._failures = 0
+            for fn in after:
+                fn()
             return None
         if isinstance(err, StoreFenced):  # not ours any more: never retried, dropped here
             self._pending = []
@@ -187,6 +194,7 @@ class TableBase:
             self.lobby.lost(self)
             return err
         self._failures += 1
+        self._after_commit = [*after, *self._after_commit]
         self._pending = [*pending, *self._pending]
         self._dirty = self._dirty or save
         return err

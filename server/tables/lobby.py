@@ -79,6 +79,7 @@ class Lobby:
         self.shutting_down = False
         self.cluster: Any = None  # server.cluster.worker.Cluster when this is a worker of several
         self.ai_levels = AI_LEVEL_LIST  # what `welcome` and `table_created` offer
+        self.reviews: Any = None  # server.players.service.Reviews: par and ratings of each deal
         self.actors: set[asyncio.Task[None]] = set()  # every table's actor task still running
         # Tables' durable writes (server/store/journal.py); None without a store (some tests).
         self.journal = Journal(store) if hasattr(store, "run") else None
@@ -208,6 +209,16 @@ class Lobby:
             for t in self.tables.values()
             if t.opts.public and not t.closed
         ]
+
+    def deal_recorded(self, table_id: str, deal_no: int) -> None:
+        """A finished deal's record is stored: review it (par, ratings)."""
+        if self.reviews is not None:
+            self.reviews.deal_recorded(table_id, deal_no)
+
+    def announce(self, table_id: str, event: dict[str, Any]) -> bool:
+        """Hand a table an event from outside it (a deal's par); False if it is not open."""
+        table = self.tables.get(table_id)
+        return table is not None and table.post(("review", event))
 
     def listing(self) -> list[dict[str, Any]]:
         """The public open tables in listing order, at most ``cfg.list_limit`` of them (what a

@@ -43,15 +43,24 @@ class Seating(DealSequence):
         # it resumes the seat even after a restart.
         token = secrets.token_urlsafe(24)
         hashed = token_hash(token)
-        before = (seat.kind, seat.name, seat.token_hash, seat.took_over)
+        before = (
+            seat.kind,
+            seat.name,
+            seat.token_hash,
+            seat.took_over,
+            seat.account,
+            seat.identity,
+        )
         seat.kind = "human"
         seat.name = sess.name
         seat.token_hash = hashed
         seat.took_over = False
+        seat.sit(getattr(sess, "account", None))
         self._dirty = True
         err = await self._commit([])
         if err is not None:
-            seat.kind, seat.name, seat.token_hash, seat.took_over = before
+            seat.kind, seat.name, seat.token_hash, seat.took_over = before[:4]
+            seat.account, seat.identity = before[4:]
             self._dirty = True
             self._refuse(sess, msg.id, err)
             return
@@ -220,6 +229,7 @@ class Seating(DealSequence):
         seat.token_hash = None
         seat.session = None
         seat.name = None
+        seat.account = seat.identity = None
         seat.took_over = False
         seat.timeouts = 0
         seat.kind = "ai" if self.state == "playing" else "empty"

@@ -22,6 +22,7 @@ class Connection(Protocol):
     hello_pending: bool
     seats: dict[str, int]  # table id -> seat held by this connection
     watching: set[str]  # table ids followed as a spectator
+    account: dict[str, Any] | None  # the player's account (id, name, kind), None for a guest
 
     def send(self, data: bytes) -> None: ...
 
@@ -68,9 +69,12 @@ class TableOptions:
 
 class Seat:
     __slots__ = (
+        "account",
         "ai",
         "bot",
         "grace",
+        "holder",
+        "identity",
         "index",
         "kind",
         "name",
@@ -91,6 +95,30 @@ class Seat:
         self.grace: asyncio.TimerHandle | None = None
         self.took_over = False  # the AI has played for this absent human: no more waiting
         self.timeouts = 0  # moves in a row the AI played for this present human (turn limit)
+        # The human's account (issue 12): its id, and "registered" or "bot"; "guest" without.
+        self.account: int | None = None
+        self.identity: str | None = None
+        self.holder: tuple[Any, ...] | None = None  # who() at the start of the current deal
+
+    def who(self) -> tuple[Any, ...]:
+        """Who plays this seat, for a deal's record: a human (account or guest) or an AI."""
+        if self.kind == "human":
+            return ("human", self.account, None if self.account is not None else self.name)
+        return ("ai", self.ai)
+
+    def seat_record(self) -> dict[str, Any]:
+        """``record_deal``'s ``seats`` entry: who played this deal (partial: not throughout)."""
+        who = self.who()
+        out: dict[str, Any] = {"partial": self.holder is not None and self.holder != who}
+        if who[0] == "human":
+            out["account"], out["guest"] = who[1], who[2]
+        else:
+            out["ai"] = who[1]
+        return out
+
+    def sit(self, account: dict[str, Any] | None) -> None:
+        self.account = None if account is None else account["id"]
+        self.identity = "guest" if account is None else account["kind"]
 
     def info(self) -> dict[str, Any]:
         human = self.kind == "human"
@@ -100,7 +128,15 @@ class Seat:
             "name": self.name,
             "connected": human and self.session is not None,
             "ai": None if human and self.session is not None else self.ai,
+            "identity": self.identity if human else None,
         }
 
     def saved(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "token": self.token_hash, "ai": self.ai}
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "token": self.token_hash,
+            "ai": self.ai,
+            "account": self.account,
+            "identity": self.identity,
+        }

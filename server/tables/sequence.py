@@ -150,6 +150,8 @@ class DealSequence(Driving):
         self.deal_no = no
         self.series_dealt += 1
         self.deal = st
+        for seat in self.seats:
+            seat.holder = seat.who()
         log.debug("table %s: deal %d dealt by seat %d", self.id, no, dealer)
         self._emit(lambda s: [{**deal_start_event(st, s), "deal_no": no}])
         if st.phase == OVER:  # petit sec (R3.1): the deal ends before any action
@@ -175,9 +177,12 @@ class DealSequence(Driving):
             self.scores = [a + b for a, b in zip(self.scores, deal_scores, strict=True)]
             if rec["result"]["status"] == "played":
                 self.series_deals += 1
+        seats = [s.seat_record() for s in self.seats]
         self._pending.append(
-            op("record_deal", self.id, self.deal_no, rec, players, list(deal_scores))
+            op("record_deal", self.id, self.deal_no, rec, players, list(deal_scores), seats=seats)
         )
+        tid, no = self.id, self.deal_no
+        self._after_commit.append(lambda: self.lobby.deal_recorded(tid, no))
         return deal_scores  # type: ignore[no-any-return]
 
     def _deal_over(self) -> None:

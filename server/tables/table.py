@@ -149,6 +149,8 @@ class Table(Seating):
             self._on_grace(item[1], item[2])
         elif kind == "hello":
             self._on_hello(item[1], item[2], item[3])
+        elif kind == "review":  # a deal's par and ratings (server/players/service.py)
+            self._emit_public(item[1])
         elif kind == "restored":
             self._on_restored()
         elif kind == "stop":
@@ -198,6 +200,8 @@ class Table(Seating):
             seat.name = saved["name"]
             seat.token_hash = saved["token"]
             seat.ai = saved["ai"]
+            seat.account = saved.get("account")
+            seat.identity = saved.get("identity") or ("guest" if seat.kind == "human" else None)
             if seat.kind == "human" and seat.token_hash:
                 lobby.tokens[seat.token_hash] = t
         t.deal_no = live["deal_no"]

@@ -1,0 +1,194 @@
+"""The review of every scored deal, off the event loop, one deal at a time in finishing order.
+
+After a deal's record is in the database its table calls :meth:`Reviews.deal_recorded`. One
+task takes the deals in order: the par replay and the seat figures run in a worker process
+(:func:`server.players.par.review_deal`; niced, so that it yields to the tables and the AI),
+then the ratings are updated and everything is stored in one store transaction
+(``Store.apply_review``; openskill's arithmetic for one deal is ~0.3 ms, done on the store's
+thread inside that transaction so that a rating is read and written atomically), and the table,
+if it is still open, announces the ``par`` event. Deals recorded while the server was down (or
+before an upgrade) are found at start (``deals.review = 'pending'``) and reviewed the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from server.players import ratings
+from server.players.par import REFERENCE_LEVELS, review_deal
+
+log = logging.getLogger("atout.players")
+
+
+def _nice() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)
+
+
+def rating_view(r: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A rating as the protocol shows it."""
+    if r is None or r.get("mu") is None:
+        return None
+    out = {
+        "rating": round(ratings.conservative(r["mu"], r["sigma"]), 2),
+        "mu": round(r["mu"], 3),
+        "sigma": round(r["sigma"], 3),
+        "deals": r["deals"],
+        "provisional": r["deals"] < ratings.PROVISIONAL,
+    }
+    if r.get("delta") is not None:
+        out["delta"] = round(r["delta"], 2)
+    return out
+
+
+class Reviews:
+    """Par and ratings after each scored deal. ``store``: an AsyncStore; ``announce(table_id,
+    event)`` hands a ``par`` event to the table (False when the table is gone)."""
+
+    def __init__(
+        self,
+        store: Any,
+        level: str = "heuristic",
+        announce: Callable[[str, dict[str, Any]], Any] | None = None,
+        owned: Callable[[str], bool] | None = None,
+    ) -> None:
+        if level not in REFERENCE_LEVELS:
+            raise ValueError(f"par level {level!r}: one of {', '.join(REFERENCE_LEVELS)}")
+        self.store = store
+        self.level = level
+        self.announce = announce
+        self.owned = owned
+        self._queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+        self._queued: set[tuple[str, int]] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._pool: ProcessPoolExecutor | None = None
+        self._busy = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.reviewed = 0
+        self.failures = 0
+        self.cpu_ms = 0.0  # par CPU time, summed (the worker's process time)
+
+    # -- lifecycle --
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="reviews")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+
+    async def idle(self, timeout: float = 60.0) -> None:
+        """Wait until every deal recorded so far is reviewed (tests)."""
+        await asyncio.sleep(0)
+        async with asyncio.timeout(timeout):
+            while not (self._idle.is_set() and self._queue.empty()):
+                await self._idle.wait()
+                await asyncio.sleep(0.01)
+
+    # -- work --
+
+    def deal_recorded(self, table_id: str, deal_no: int) -> None:
+        key = (table_id, deal_no)
+        if key not in self._queued:
+            self._queued.add(key)
+            self._idle.clear()
+            self._queue.put_nowait(key)
+
+    async def _backlog(self) -> None:
+        pending = await self.store.run(lambda s: s.pending_reviews(100_000))
+        for tid, no in pending:
+            if self.owned is None or self.owned(tid):
+                self.deal_recorded(tid, no)
+        if pending:
+            log.info("reviewing %d deal(s) left from before the start", len(pending))
+
+    async def _run(self) -> None:
+        try:
+            await self._backlog()
+        except Exception:
+            log.exception("reviews: cannot read the deals waiting for review")
+        while True:
+            if self._queue.empty():
+                self._idle.set()
+            key = await self._queue.get()
+            self._idle.clear()
+            try:
+                await self._review(*key)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                self.failures += 1
+                log.exception("review of deal %s/%s failed; it stays pending", *key)
+            finally:
+                self._queued.discard(key)
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=_nice
+            )
+        return self._pool
+
+    async def _compute(self, record: dict[str, Any]) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        for _ in range(2):
+            try:
+                return await loop.run_in_executor(self._executor(), review_deal, record, self.level)
+            except BrokenProcessPool:  # the worker died: a new one for this deal
+                self._pool = None
+        raise RuntimeError("the review worker keeps dying")
+
+    async def _review(self, table_id: str, deal_no: int) -> None:
+        got = await self.store.run(lambda s: s.review_input(table_id, deal_no))
+        if got is None:
+            return  # reviewed already (another worker, or twice queued)
+        record = got["record"]
+        review = await self._compute(record)
+        result = record["result"]
+        review["taker"] = result.get("taker")
+        review["taker_won"] = bool(result.get("won"))
+        if review["par"] is not None:
+            self.cpu_ms += review["par"]["cpu_ms"]
+        applied = await self.store.run(
+            lambda s: s.apply_review(table_id, deal_no, review, ratings.rate)
+        )
+        if applied is None:
+            return
+        self.reviewed += 1
+        if self.announce is not None:
+            self.announce(table_id, par_event(deal_no, applied))
+
+
+def par_event(deal_no: int, applied: dict[str, Any]) -> dict[str, Any]:
+    """The table event telling a deal's par (and the ratings after it)."""
+    par = applied["par"]
+    real = applied["scores"]
+    return {
+        "type": "par",
+        "deal_no": deal_no,
+        "level": None if par is None else par["level"],
+        "scores": real,
+        "par": None if par is None else par["scores"],
+        "over_par": None
+        if par is None
+        else [_n(a - b) for a, b in zip(real, par["scores"], strict=True)],
+        "ratings": [rating_view(r) for r in applied["ratings"]],
+    }
+
+
+def _n(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else x
