@@ -11,10 +11,10 @@ package                   what lives there                                     m
 ``server.ai``             bots: ``choose(view, legal) -> action``              rules
 ``server.config``         the server settings                                  nothing
 ``server.store``          the store interface, SQLite backend, journal         rules
-``server.ops``            logs, metrics, admin commands                        rules, store, config,
-                                                                               protocol
-``server.players``        accounts, names, passwords, keys; par and ratings    rules, ai, store, ops,
+``server.players``        accounts, names, passwords, keys; par and ratings    rules, ai, store,
                           of every scored deal (the reviews, off the loop)     config, protocol
+``server.ops``            logs, metrics, admin commands                        rules, store, config,
+                                                                               protocol, players
 ``server.tables``         the table actor (seats, deal sequence, drivers,      rules, ai, store, ops,
                           broadcasting) and the lobby                          config, protocol
 ``server.cluster``        several workers on one database                      tables and below

@@ -21,16 +21,16 @@ ALLOWED: dict[str, set[str]] = {
     "server.ai": {"server.rules"},
     "server.config": set(),
     "server.store": {"server.rules"},
-    "server.ops": {"server.store", "server.rules", "server.config", "protocol"},
     "server.players": {
         "server.rules",
         "server.ai",
         "server.store",
-        "server.ops",
         "server.config",
         "protocol",
     },
+    "server.ops": {"server.store", "server.rules", "server.config", "protocol", "server.players"},
     "server.tables": {
+        "server.players",
         "server.rules",
         "server.ai",
         "server.store",
@@ -39,6 +39,7 @@ ALLOWED: dict[str, set[str]] = {
         "protocol",
     },
     "server.cluster": {
+        "server.players",
         "server.tables",
         "server.store",
         "server.ops",

@@ -46,6 +46,14 @@ def add_admin_commands(sub: Any) -> None:
         metavar="DATE",
         help="only deals finished at or after DATE (ISO 8601 date or date-time; UTC if no zone)",
     )
+    ex.add_argument(
+        "--player",
+        metavar="NAME",
+        help="only the deals of this player (an account, by name as compared; see --guest)",
+    )
+    ex.add_argument(
+        "--guest", action="store_true", help="with --player: a guest name, exactly as typed"
+    )
     ex.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     ex.set_defaults(func=_export)
 
@@ -59,6 +67,18 @@ def add_admin_commands(sub: Any) -> None:
     )
     _db_option(sc)
     sc.add_argument("--table", metavar="ID", help="one table's standings")
+    sc.add_argument(
+        "--by",
+        choices=("rating", "total", "mean"),
+        help="the players' leaderboard by rating (mu - 3 sigma; AI levels as anchors), total "
+        "score or mean score per deal; accounts marked registered/bot/ai, guests as guests",
+    )
+    sc.add_argument(
+        "--min-deals",
+        type=int,
+        metavar="N",
+        help="with --by: players with at least N deals (default 20 by rating, else 1)",
+    )
     sc.add_argument("--json", action="store_true", help="print JSON instead of a text table")
     sc.set_defaults(func=_scores)
 
@@ -126,7 +146,17 @@ def _export(args: argparse.Namespace) -> int:
         store.close()
         return _fail("export", f"cannot write {args.output}: {e.strerror or e}")
     try:
+        wanted = None
+        if args.player is not None:
+            wanted = _player_deals(store, args.player, args.guest)
+            if wanted is None:
+                return _fail("export", f"no player {args.player!r} in {args.db}")
         for rec in store.deals(table_id=args.table, since=args.since):
+            if (
+                wanted is not None
+                and (rec["meta"]["table_id"], rec["meta"]["deal_no"]) not in wanted
+            ):
+                continue
             out.write(encode(rec) + b"\n")
             n += 1
         out.flush()
@@ -141,6 +171,87 @@ def _export(args: argparse.Namespace) -> int:
     if args.output:
         print(f"exported {n} deal(s) to {args.output}", file=sys.stderr)
     return 0
+
+
+def _player_deals(store: Store, name: str, guest: bool) -> set[tuple[str, int]] | None:
+    if guest:
+        deals = store.player_deals(guest=name)
+        return set(deals) if deals else None
+    from server.players.names import BadName, name_key
+
+    try:
+        account = store.account_named(name_key(name))
+    except BadName:
+        return None
+    if account is None:
+        return None
+    return set(store.player_deals(account_id=account["id"]))
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from server.players.service import rating_view
+    from server.store.sqlite import StoreError
+
+    try:
+        store = _open(args.db)
+    except StoreError as e:
+        return _fail("scores", e)
+    by = args.by
+    min_deals = args.min_deals if args.min_deals is not None else (20 if by == "rating" else 1)
+    try:
+        rows, _ = store.leaderboard(by, min_deals=min_deals, limit=1_000_000)
+    except StoreError as e:
+        return _fail("scores", e)
+    finally:
+        store.close()
+    for r in rows:
+        r["rating"] = (
+            None
+            if r["mu"] is None
+            else rating_view({"mu": r["mu"], "sigma": r["sigma"], "deals": r["rated"]})
+        )
+    if args.json:
+        import json
+
+        print(
+            json.dumps(
+                {"by": by, "min_deals": min_deals, "leaderboard": rows},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+        return 0
+    if not rows:
+        print(f"No player with {min_deals} deal(s) or more yet.")
+        return 0
+    headers = ["#", "player", "kind", "deals", "rating", "total", "mean", "over par"]
+    table = []
+    for r in rows:
+        rt = r["rating"]
+        shown = None if rt is None else f"{rt['rating']:.1f}" + ("?" if rt["provisional"] else "")
+        table.append(
+            [
+                r["rank"],
+                _safe(r["name"]),
+                r["kind"],
+                r["deals"],
+                shown,
+                r["total"],
+                None if r["mean"] is None else round(r["mean"], 1),
+                None if r["over_par"] is None else round(r["over_par"], 1),
+            ]
+        )
+    print(_text_table(headers, table, right={0, 3, 4, 5, 6, 7}))
+    if by == "rating":
+        print("rating: mu - 3 sigma; ? marks a provisional rating (fewer than 20 rated deals)")
+    return 0
+
+
+def _safe(text: str) -> str:
+    """A name for a terminal: control and format characters escaped."""
+    import unicodedata
+
+    return "".join(ch if unicodedata.category(ch)[0] != "C" else f"\\u{ord(ch):04x}" for ch in text)
 
 
 def _fmt(x: object) -> str:
@@ -168,6 +279,8 @@ def _text_table(headers: list[str], rows: list[list[object]], right: set[int]) -
 def _scores(args: argparse.Namespace) -> int:
     from server.store.base import StoreError
 
+    if args.by is not None and args.table is None:
+        return _leaderboard(args)
     try:
         store = _open(args.db)
     except StoreError as e:

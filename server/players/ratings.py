@@ -74,3 +74,23 @@ def rate(
         factor = max(1.0 - shrink[who], KAPPA)
         out[who] = (mu + dmu[who], sigma * math.sqrt(factor))
     return out
+
+
+#: Taker-defender pairs a player is in per played deal, on average: taker (3 pairs) one deal
+#: in four, defender (1 pair) three in four.
+PAIRS_PER_DEAL = 1.5
+
+
+def expected_sigma(n: float, pairs: float = PAIRS_PER_DEAL) -> float:
+    """The σ docs/RATINGS.md claims after ``n`` rated deals against opponents as uncertain
+    as the player, at even odds: each deal adds τ² to σ², then each of its ``pairs``
+    comparisons removes the Bradley-Terry share (σ/c)(σ²/c²)p(1−p) of it, with
+    c² = 2β² + 2σ² and p = 1/2. So σ falls like 1/√n at first, and levels off where τ's
+    growth balances what a deal teaches (about 1.0 with these parameters)."""
+    var = SIGMA0 * SIGMA0
+    for _ in range(int(n)):
+        var += TAU * TAU
+        c2 = 2 * BETA * BETA + 2 * var
+        delta = pairs * math.sqrt(var / c2) * (var / c2) * 0.25
+        var *= max(1.0 - delta, KAPPA)
+    return math.sqrt(var)

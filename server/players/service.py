@@ -1,8 +1,11 @@
 """The review of every scored deal, off the event loop, one deal at a time in finishing order.
 
 After a deal's record is in the database its table calls :meth:`Reviews.deal_recorded`. One
-task takes the deals in order: the par replay and the seat figures run in a worker process
-(:func:`server.players.par.review_deal`; niced, so that it yields to the tables and the AI),
+task takes the deals in order: the par replay and the seat figures run in a worker thread
+(:func:`server.players.par.review_deal`: a few ms of CPU per deal, bench/par_cost.py; the
+thread gives the GIL back every switch interval, 5 ms, so the loop waits at most that long; a
+worker process was tried first and dropped: a killed server left it behind, holding the
+server's output pipe),
 then the ratings are updated and everything is stored in one store transaction
 (``Store.apply_review``; openskill's arithmetic for one deal is ~0.3 ms, done on the store's
 thread inside that transaction so that a rating is read and written atomically), and the table,
@@ -15,22 +18,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
-import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from server.players import ratings
 from server.players.par import REFERENCE_LEVELS, review_deal
 
 log = logging.getLogger("atout.players")
-
-
-def _nice() -> None:
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)
 
 
 def rating_view(r: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -69,7 +64,7 @@ class Reviews:
         self._queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
         self._queued: set[tuple[str, int]] = set()
         self._task: asyncio.Task[None] | None = None
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: ThreadPoolExecutor | None = None
         self._busy = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -136,21 +131,14 @@ class Reviews:
             finally:
                 self._queued.discard(key)
 
-    def _executor(self) -> ProcessPoolExecutor:
+    def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"), initializer=_nice
-            )
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="atout-review")
         return self._pool
 
     async def _compute(self, record: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
-        for _ in range(2):
-            try:
-                return await loop.run_in_executor(self._executor(), review_deal, record, self.level)
-            except BrokenProcessPool:  # the worker died: a new one for this deal
-                self._pool = None
-        raise RuntimeError("the review worker keeps dying")
+        return await loop.run_in_executor(self._executor(), review_deal, record, self.level)
 
     async def _review(self, table_id: str, deal_no: int) -> None:
         got = await self.store.run(lambda s: s.review_input(table_id, deal_no))
