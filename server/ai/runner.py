@@ -68,6 +68,21 @@ def _worker_decide(
     return bot.choose(view, legal), {}
 
 
+def _exit_with_parent(parent: int, every_s: float = 0.5) -> None:
+    """Pool initializer: a watchdog thread ends this worker once its parent is gone. A worker
+    blocks reading its call queue, whose write end it holds itself, so it would never see
+    EOF: a SIGKILLed server left it running (ppid 1) with the server's stdout and stderr open,
+    and the resource tracker behind it."""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every_s)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="atout-parent-watch", daemon=True).start()
+
+
 def _warm(_: int = 0) -> int:
     """Start a worker (imports done) ahead of the first decision."""
     return os.getpid()
@@ -112,7 +127,10 @@ class Runner:
             # "spawn": a fork of a server process that runs threads (SQLite, executors) could
             # inherit a held lock; spawned workers start clean and are started once.
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn")
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_exit_with_parent,
+                initargs=(os.getpid(),),
             )
         return self._pool
 
