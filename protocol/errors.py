@@ -42,6 +42,7 @@ class ErrorCode(StrEnum):
     BAD_KEY = "bad_key"
     NOT_LOGGED_IN = "not_logged_in"
     NO_SUCH_PLAYER = "no_such_player"
+    NOT_SUPPORTED = "not_supported"
     INTERNAL = "internal"
 
 
@@ -109,6 +110,10 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.BAD_KEY: "the player key is unknown or was revoked (logout, rotation)",
     ErrorCode.NOT_LOGGED_IN: "this request needs a player key (`hello.key`, `register` or `login`)",
     ErrorCode.NO_SUCH_PLAYER: "no player (account, guest or AI level) has this name",
+    ErrorCode.NOT_SUPPORTED: (
+        "this server does not offer the request: its database keeps no player accounts "
+        "(PostgreSQL, for now); the table requests work as usual"
+    ),
     ErrorCode.INTERNAL: "an unexpected server error; the request had no effect",
 }
 

@@ -30,7 +30,6 @@ ALLOWED: dict[str, set[str]] = {
     },
     "server.ops": {"server.store", "server.rules", "server.config", "protocol", "server.players"},
     "server.tables": {
-        "server.players",
         "server.rules",
         "server.ai",
         "server.store",
@@ -39,7 +38,6 @@ ALLOWED: dict[str, set[str]] = {
         "protocol",
     },
     "server.cluster": {
-        "server.players",
         "server.tables",
         "server.store",
         "server.ops",

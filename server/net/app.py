@@ -108,7 +108,7 @@ class Server:
         self.players = PlayerRequests(store, Accounts(store))
         self._handlers.update(self.players.handlers())
         self.reviews: Reviews | None = None
-        if store is not None and hasattr(store, "run") and cfg.reviews:
+        if self.players.keeps_players and cfg.reviews:
             self.reviews = Reviews(store, cfg.par_level, self.lobby.announce)
             self.lobby.reviews = self.reviews
 

@@ -124,14 +124,14 @@ class Accounts:
         wait = self.conn_registers.blocked(conn_id)
         if wait is not None:
             raise AccountError("rate_limited", "too many registrations; try again later", wait)
-        taken = await self.store.run(lambda s: s.account_named(key_))
+        taken = await self.store.players("account_named", key_)
         if taken is not None:  # before hashing: a taken name costs no scrypt
             raise AccountError("name_taken", f"the name {shown!r} is already registered")
         hashed = None if password is None else await self._in_kdf(passwords.hash_password, password)
         key = new_key()
         kind = "bot" if bot else "registered"
-        account = await self.store.run(
-            lambda s: s.create_account(shown, key_, kind, hashed, key_hash(key))
+        account = await self.store.players(
+            "create_account", shown, key_, kind, hashed, key_hash(key)
         )
         if account is None:
             raise AccountError("name_taken", f"the name {shown!r} is already registered")
@@ -149,25 +149,25 @@ class Accounts:
             if wait is not None:
                 raise AccountError("rate_limited", "too many login attempts; wait", wait)
         self.conn_logins.hit(conn_id)
-        found = await self.store.run(lambda s: s.login_account(key_))
+        found = await self.store.players("login_account", key_)
         account, stored = found if found is not None else (None, None)
         ok = await self._in_kdf(passwords.verify_password, password, stored)
         if not ok or account is None:
             self.name_failures.hit(key_)
             raise AccountError("login_failed", "unknown name or wrong password")
         key = new_key()
-        await self.store.run(lambda s: s.add_key(account["id"], key_hash(key)))
+        await self.store.players("add_key", account["id"], key_hash(key))
         return account, key
 
     async def for_key(self, key: str) -> dict[str, Any] | None:
         """The account holding ``key``, or None."""
-        return await self.store.run(lambda s: s.account_for_key(key_hash(key)))  # type: ignore[no-any-return]
+        return await self.store.players("account_for_key", key_hash(key))  # type: ignore[no-any-return]
 
     async def logout(self, key: str) -> bool:
-        return await self.store.run(lambda s: s.revoke_key(key_hash(key)))  # type: ignore[no-any-return]
+        return await self.store.players("revoke_key", key_hash(key))  # type: ignore[no-any-return]
 
     async def rotate(self, key: str) -> str | None:
         """A new key replacing ``key`` (None if ``key`` is not live)."""
         new = new_key()
-        done = await self.store.run(lambda s: s.replace_key(key_hash(key), key_hash(new)))
+        done = await self.store.players("replace_key", key_hash(key), key_hash(new))
         return new if done else None

@@ -104,7 +104,7 @@ class Reviews:
             self._queue.put_nowait(key)
 
     async def _backlog(self) -> None:
-        pending = await self.store.run(lambda s: s.pending_reviews(100_000))
+        pending = await self.store.players("pending_reviews", 100_000)
         for tid, no in pending:
             if self.owned is None or self.owned(tid):
                 self.deal_recorded(tid, no)
@@ -141,7 +141,7 @@ class Reviews:
         return await loop.run_in_executor(self._executor(), review_deal, record, self.level)
 
     async def _review(self, table_id: str, deal_no: int) -> None:
-        got = await self.store.run(lambda s: s.review_input(table_id, deal_no))
+        got = await self.store.players("review_input", table_id, deal_no)
         if got is None:
             return  # reviewed already (another worker, or twice queued)
         record = got["record"]
@@ -151,9 +151,7 @@ class Reviews:
         review["taker_won"] = bool(result.get("won"))
         if review["par"] is not None:
             self.cpu_ms += review["par"]["cpu_ms"]
-        applied = await self.store.run(
-            lambda s: s.apply_review(table_id, deal_no, review, ratings.rate)
-        )
+        applied = await self.store.players("apply_review", table_id, deal_no, review, ratings.rate)
         if applied is None:
             return
         self.reviewed += 1

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from server.store.base import OpenTable, Store, StoreClosed, StoreError, now
+from server.store.base import OpenTable, PlayerStore, Store, StoreClosed, StoreError, now
 
 log = logging.getLogger("atout.store")
 
@@ -250,6 +250,25 @@ class AsyncStore:
         """Every open table (those ``owned(table_id)`` accepts) with its deals, to rebuild."""
         return await self._call(self._store.open_tables, owned, attempts=3)
 
+    # -- the players (server.store.base.PlayerStore; issue 12) --
+
+    @property
+    def keeps_players(self) -> bool:
+        return bool(getattr(self._store, "keeps_players", False))
+
+    async def players(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the PlayerStore method ``method`` (a few quick attempts on a transient failure,
+        then StoreError: the request is answered ``storage_unavailable``)."""
+        if method not in PLAYER_METHODS:
+            raise AttributeError(f"{method} is not a PlayerStore method")
+        fn = getattr(self._store, method)
+
+        def call() -> Any:  # no arguments to log on a failure: they may hold key hashes
+            return fn(*args, **kwargs)
+
+        call.__name__ = method
+        return await self._call(call, attempts=3)
+
     async def close(self, timeout: float | None = None) -> None:
         """Flush every pending write, then close. After ``timeout`` seconds, writes still being
         retried stop retrying: each is logged at ERROR with its payload and fails its caller."""
@@ -301,6 +320,12 @@ def _record_deal_with(
 
 
 _record_deal_with.__name__ = "record_deal"
+
+
+#: The methods :meth:`AsyncStore.players` runs: those of ``PlayerStore``.
+PLAYER_METHODS = frozenset(
+    n for n in vars(PlayerStore) if not n.startswith("_") and callable(getattr(PlayerStore, n))
+)
 
 
 def _payload(args: tuple) -> str:

@@ -259,6 +259,17 @@ Fence = tuple[str, int, int]
 OpenTable = tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]
 
 
+#: One seat of a finished deal: {"account": id | None, "guest": name | None, "ai": level | None,
+#: "partial": bool} (``partial``: the seat changed hands during the deal; not rated).
+SeatWho = dict[str, Any]
+#: ``rate(subjects, current, taker, taker_won)``: each seat's rated subject (an account id, or
+#: None: not rated), the subjects' current (mu, sigma), the taker's seat and whether the taker
+#: won -> the new (mu, sigma) of every subject (server.players.ratings.rate).
+RateFn = Callable[
+    [list[Any], dict[Any, tuple[float, float]], int, bool], dict[Any, tuple[float, float]]
+]
+
+
 class Store(Protocol):
     """The store: tables, finished deals and scores, players, the action log (crash safety).
 
@@ -269,6 +280,8 @@ class Store(Protocol):
     """
 
     readonly: bool
+    #: whether this backend implements :class:`PlayerStore` (accounts, histories, ratings)
+    keeps_players: bool
 
     def schema_version(self) -> list[str]: ...
     def writable(self, timeout: float = 0.5) -> bool: ...
@@ -298,7 +311,13 @@ class Store(Protocol):
         players: Sequence[str | None],
         scores: Sequence[float],
         finished_at: str | None = None,
-    ) -> None: ...
+        *,
+        seats: Sequence[SeatWho] | None = None,
+    ) -> None:
+        """``seats``: who sat in each seat (``PlayerStore``); a backend that does not keep
+        players (``keeps_players`` false) accepts and ignores it."""
+        ...
+
     def table_scores(self, table_id: str) -> list[int | float]: ...
     def deals(
         self, table_id: str | None = None, since: str | None = None
@@ -338,6 +357,85 @@ class Store(Protocol):
     def load_rows(self, table: str, rows: list[dict[str, Any]]) -> None: ...
     def backup(self, dest: str, *, overwrite: bool = False) -> None: ...
     def close(self) -> None: ...
+
+
+class PlayerStore(Protocol):
+    """The players' part of a store (issue 12): accounts and their keys (by SHA-256 only), who
+    sat in every finished deal (written by ``record_deal(seats=...)`` in its transaction), the
+    review of every played deal (par, figures, ratings), profiles, histories, leaderboards.
+
+    The SQLite implementation (``server/store/players.py``, its docstrings and the tests) is
+    the reference; a backend with ``keeps_players`` false need not have these methods (the
+    server then answers the players' requests with ``not_supported``). ``name_key`` is the
+    compared form of a name (``server.players.names.name_key``), unique per account kind
+    namespace; accounts are dicts ``{"id", "name", "kind", "since"}``; a password hash is
+    returned by ``login_account`` only.
+    """
+
+    # accounts and keys
+    def create_account(
+        self, name: str, name_key: str, kind: str, password: str | None, key_hash: str
+    ) -> dict[str, Any] | None:
+        """A new account with its first key; None if ``name_key`` is taken."""
+        ...
+
+    def login_account(self, name_key: str) -> tuple[dict[str, Any], str | None] | None: ...
+    def account_named(self, name_key: str) -> dict[str, Any] | None: ...
+    def ai_account_named(self, level: str) -> dict[str, Any] | None: ...
+    def account_for_key(self, key_hash: str) -> dict[str, Any] | None:
+        """The account of a live key (its use recorded), or None."""
+        ...
+
+    def add_key(self, account_id: int, key_hash: str) -> None: ...
+    def revoke_key(self, key_hash: str) -> bool: ...
+    def replace_key(self, old_hash: str, new_hash: str) -> bool: ...
+    def account_keys(self, account_id: int) -> int: ...
+
+    # reviews
+    def pending_reviews(self, limit: int = 100) -> list[tuple[str, int]]: ...
+    def review_input(self, table_id: str, deal_no: int) -> dict[str, Any] | None: ...
+    def apply_review(
+        self,
+        table_id: str,
+        deal_no: int,
+        review: dict[str, Any],
+        rate: RateFn | None,
+        *,
+        mu0: float = 25.0,
+        sigma0: float = 25.0 / 3,
+    ) -> dict[str, Any] | None:
+        """Store a review and update the ratings in ONE transaction (``rate`` is called
+        inside it); None if the deal was reviewed already."""
+        ...
+
+    def par_of(self, table_id: str, deal_no: int) -> dict[str, Any] | None: ...
+
+    # reading
+    def sat_at(self, table_id: str, account_id: int) -> bool: ...
+    def profile(
+        self, account_id: int | None = None, guest: str | None = None
+    ) -> dict[str, Any]: ...
+    def history(
+        self,
+        account_id: int | None = None,
+        guest: str | None = None,
+        *,
+        viewer: int | None = None,
+        limit: int = 20,
+        cursor: list[Any] | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None, int]: ...
+    def leaderboard(
+        self,
+        by: str = "rating",
+        *,
+        min_deals: int = 0,
+        limit: int = 50,
+        offset: int = 0,
+        include_ai: bool = True,
+    ) -> tuple[list[dict[str, Any]], int]: ...
+    def player_deals(
+        self, account_id: int | None = None, guest: str | None = None
+    ) -> list[tuple[str, int]]: ...
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """The store's player tables (issue 12): accounts and their keys, who sat where in every finished
 deal, the review of each deal (par, per-seat figures, ratings), profiles, histories and
-leaderboards. :class:`PlayerStore` is a mixin of :class:`server.store.sqlite.Store`: every query
-is a named method here, so another backend implements the same methods.
+leaderboards. :class:`SqlitePlayers` is a mixin of :class:`server.store.sqlite.SqliteStore` that
+implements ``server.store.base.PlayerStore``: every query is a named method here, so another
+backend implements the same methods.
 
 Schema (migration ``0003_players``):
 
@@ -10,7 +11,7 @@ Schema (migration ``0003_players``):
   created at its first rated deal). ``name_key`` is the name as compared (NFKC, case-folded,
   computed by ``server.players.names``), unique per namespace. ``password`` is the KDF string
   (``server.players.passwords``) or NULL for a key-only account. Never returned by a method
-  except :meth:`PlayerStore.login_account`.
+  except :meth:`SqlitePlayers.login_account`.
 - ``account_keys(key_hash, account_id, created_at, last_used)``: the SHA-256 of each live key.
 - ``ratings(account_id, mu, sigma, deals, updated_at)``.
 - ``deal_players(table_id, deal_no, seat, account_id, guest, ai, partial, status, score,
@@ -32,6 +33,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
+
+from server.store.base import RateFn, SeatWho
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.decode
@@ -132,21 +135,13 @@ def _cursor(*parts: Any) -> str:
 
 
 def decode_cursor(text: str) -> list[Any] | None:
-    """A cursor from :meth:`PlayerStore.history` or :meth:`PlayerStore.leaderboard`, or None."""
+    """A cursor from :meth:`SqlitePlayers.history` or :meth:`SqlitePlayers.leaderboard`, or None."""
     try:
         value = _decode(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     except (ValueError, msgspec.DecodeError):
         return None
     return value if isinstance(value, list) else None
 
-
-#: seat -> who: {"account": id | None, "guest": name | None, "ai": level | None, "partial": bool}
-SeatWho = dict[str, Any]
-#: (subject per seat (None: not rated), current (mu, sigma) per subject, taker seat, taker won)
-#: -> new (mu, sigma) per subject updated
-RateFn = Callable[
-    [list[Any], dict[Any, tuple[float, float]], int, bool], dict[Any, tuple[float, float]]
-]
 
 _ACCOUNT_COLS = "id, name, kind, created_at"
 
@@ -157,7 +152,7 @@ def _account(row: tuple | None) -> dict[str, Any] | None:
     return {"id": row[0], "name": row[1], "kind": row[2], "since": row[3]}
 
 
-class PlayerStore:
+class SqlitePlayers:
     """Mixin of Store (uses its ``conn``, ``_tx`` and ``_errors``)."""
 
     conn: sqlite3.Connection

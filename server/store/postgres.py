@@ -257,6 +257,10 @@ class PostgresStore:
     failing with StoreLocked; ``connect_timeout`` how long connecting may take.
     """
 
+    # The players' tables (``server.store.base.PlayerStore``, issue 12): server/store/players.py's
+    # methods through the dialect adapter of server/store/pg_players.py (``__getattr__``).
+    keeps_players = True
+
     def __init__(
         self,
         url: str,

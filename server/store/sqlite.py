@@ -69,7 +69,7 @@ from server.store.base import (
     partial_record,
     table_dict,
 )
-from server.store.players import PLAYERS_SCHEMA, PlayerStore, backfill_deal_players
+from server.store.players import PLAYERS_SCHEMA, SqlitePlayers, backfill_deal_players
 
 __all__ = [
     "AI",
@@ -233,7 +233,7 @@ def _m0003_players(db: Database) -> None:
 # --- the store ------------------------------------------------------------------------------
 
 
-class SqliteStore(PlayerStore):
+class SqliteStore(SqlitePlayers):
     """The SQLite store (``server.store.base.Store``) on one connection; one thread only.
 
     ``create=False`` refuses to create a missing file (admin commands). ``readonly=True`` opens
@@ -242,6 +242,8 @@ class SqliteStore(PlayerStore):
     connection's lock before failing with StoreLocked. ``synchronous`` NORMAL (the default) is
     durable across a process crash (kill -9) in WAL mode; FULL also across power loss.
     """
+
+    keeps_players = True  # server/store/players.py
 
     def __init__(
         self,
