@@ -65,7 +65,8 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.NO_SUCH_TABLE: "no open table has this id",
     ErrorCode.NO_SUCH_DEAL: (
         "`deal`: no finished deal of that number at that table, or it is not readable by this "
-        "connection (a private table's deals are readable only from a seat there)"
+        "connection (a private table's deals are readable only from a seat there, or by the "
+        "accounts that sat there)"
     ),
     ErrorCode.TABLE_FULL: "every seat of the table is held by a human player",
     ErrorCode.SEAT_TAKEN: "the requested seat is held by another human player",

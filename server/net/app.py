@@ -432,7 +432,8 @@ class Server:
 
     def _on_deal(self, sess: Session, msg: P.GetDeal) -> None:
         """A finished deal's record, read from the store off the event loop. Readable: any
-        deal of a public table; a private table's deals only from a seat there."""
+        deal of a public table; a private table's deals only from a seat there, or from a
+        connection of an account that sat there (issue 12)."""
         task = asyncio.get_running_loop().create_task(self._answer_deal(sess, msg))
         self._reads.add(task)
         task.add_done_callback(self._reads.discard)
@@ -440,22 +441,26 @@ class Server:
     async def _answer_deal(self, sess: Session, msg: P.GetDeal) -> None:
         table = self.lobby.tables.get(msg.table)
         seated = table is not None and any(s.session is sess for s in table.seats)
+        account = sess.account["id"] if sess.account is not None else None
+        players = self.players.keeps_players
 
-        def read(store: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        def read(store: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None, bool]:
             rec = store.deal(msg.table, msg.deal_no)
-            return rec, (store.table(msg.table) if rec is not None else None)
+            row = store.table(msg.table) if rec is not None else None
+            sat = rec is not None and account is not None and players
+            return rec, row, bool(sat and store.sat_at(msg.table, account))
 
         if self.store is None:  # a server without persistence keeps no records
             sess.error(msg.id, ErrorCode.NO_SUCH_DEAL, "this server keeps no deal records")
             return
         try:
-            rec, row = await self.store.run(read)
+            rec, row, sat = await self.store.run(read)
         except Exception as e:  # the store failed: nothing was read
             log.warning("%s: cannot read deal %s/%d: %s", sess, msg.table, msg.deal_no, e)
             sess.error(msg.id, ErrorCode.STORAGE_UNAVAILABLE, "the deal cannot be read right now")
             return
         public = bool(((row or {}).get("options") or {}).get("public"))
-        if rec is None or not (public or seated):
+        if rec is None or not (public or seated or sat):
             sess.error(
                 msg.id,
                 ErrorCode.NO_SUCH_DEAL,
