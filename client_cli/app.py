@@ -26,6 +26,7 @@ from protocol import texts
 from . import bot
 from . import cards as C
 from . import seats as saved_seats
+from .accounts import par_text
 from .decisions import (
     Decision,
     DiscardDecision,
@@ -233,6 +234,7 @@ class Game:
         self.waiting_shown = -1
         self.start_id: Any = None
         self.finished = False  # the table finished or closed (as opposed to the player quitting)
+        self.par_shown: set[int] = set()  # deals whose par (issue 12) was told
         self.own_sent = 0  # our accepted actions whose events have not arrived yet
         self.unconfirmed: dict[str, Any] | None = None  # an action sent as the connection fell
         self.away = False  # the connection dropped: the AI may act for us until we are back
@@ -652,6 +654,11 @@ class Game:
                     self.ui.say(tr("ev.dealt_again"), "dim")
         elif t == "scores":
             self._deal_summary()
+        elif t == "par" and m.seat is not None and not self.spectator:
+            text = par_text(tr, ev, m.seat)  # the reference bot with our cards (issue 12)
+            if text is not None:
+                self.par_shown.add(int(ev.get("deal_no") or 0))
+                self.ui.say(Text(text, style="dim"))
 
     def _excuse_kept(self, ev: dict[str, Any], index: int) -> int | None:
         """The player whose Excuse stayed with them although the other side won the trick

@@ -19,6 +19,7 @@ import string
 from typing import Any
 
 from . import cards as C
+from .account_texts import TEXTS as ACCOUNT_TEXTS
 
 LANGUAGES = ("en", "fr", "cs")
 
@@ -1120,6 +1121,8 @@ def translate_argparse(tr: Tr) -> None:
 
 
 MESSAGES: dict[str, dict[str, str]] = {"en": EN, "fr": FR, "cs": CS}
+for _lang, _texts in ACCOUNT_TEXTS.items():  # the account commands' texts (account_texts.py)
+    MESSAGES[_lang].update(_texts)
 
 
 def detect_language(environ: dict[str, str] | None = None) -> str:

@@ -13,7 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import seats
+from . import accounts, seats
+from .accounts import ACCOUNT_COMMANDS
 from .app import UI, Game, Options
 from .hints import DEFAULT_SERVER, command_line, default_name
 from .i18n import LANGUAGES, Tr, detect_language, translate_argparse
@@ -26,7 +27,7 @@ from .settings import Settings
 
 DEFAULT_AI = "normal"
 KNOWN_LEVELS = ("easy", "normal", "strong")  # what to offer when the server does not say
-COMMANDS = ("play", "tables", "join", "create", "watch", "rules")
+COMMANDS = ("play", "tables", "join", "create", "watch", "rules", *ACCOUNT_COMMANDS)
 
 
 def _pre_lang(argv: Sequence[str]) -> str | None:
@@ -66,7 +67,7 @@ def build_parser(tr: Tr) -> argparse.ArgumentParser:
         epilog=tr("cli.epilog", default=DEFAULT_SERVER),
         parents=[common],
     )
-    sub = p.add_subparsers(dest="command", metavar="{play,tables,join,create,watch,rules}")
+    sub = p.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
     play = sub.add_parser(
         "play", help=tr("cli.play"), description=tr("cli.play"), parents=[common, table_opts]
     )
@@ -91,7 +92,40 @@ def build_parser(tr: Tr) -> argparse.ArgumentParser:
         "rules", help=tr("cli.rules"), description=tr("cli.rules"), parents=[common]
     )
     rules.add_argument("topic", metavar="TOPIC", nargs="*", help=tr("cli.topic"))
+    _account_parsers(sub, common, tr)
     return p
+
+
+def _account_parsers(sub: Any, common: argparse.ArgumentParser, tr: Tr) -> None:
+    """``register``, ``login``, ``logout``, ``profile``, ``history``, ``leaderboard``
+    (client_cli/accounts.py)."""
+
+    def parser(name: str) -> argparse.ArgumentParser:
+        key = f"cli.{name}"
+        return sub.add_parser(name, help=tr(key), description=tr(key), parents=[common])  # type: ignore[no-any-return]
+
+    register = parser("register")
+    register.add_argument("player", metavar="NAME", nargs="?", help=tr("cli.player"))
+    register.add_argument("--no-password", action="store_true", help=tr("cli.no_password"))
+    register.add_argument("--bot", action="store_true", help=tr("cli.bot"))
+    login = parser("login")
+    login.add_argument("player", metavar="NAME", nargs="?", help=tr("cli.player"))
+    parser("logout")
+    for name in ("profile", "history"):
+        p = parser(name)
+        p.add_argument("player", metavar="NAME", nargs="?", help=tr("cli.player"))
+        kind = p.add_mutually_exclusive_group()
+        kind.add_argument("--guest", action="store_true", help=tr("cli.guest"))
+        kind.add_argument("--ai-level", action="store_true", help=tr("cli.ai_level"))
+        if name == "history":
+            p.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N",
+                           help=tr("cli.limit"))  # fmt: skip
+    board = parser("leaderboard")
+    board.add_argument("--by", choices=("rating", "total", "mean"), default="rating",
+                       help=tr("cli.by"))  # fmt: skip
+    board.add_argument("--min-deals", type=int, default=None, metavar="N", help=tr("cli.min_deals"))
+    board.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N",
+                       help=tr("cli.limit"))  # fmt: skip
 
 
 def ai_levels(welcome: dict[str, Any]) -> list[dict[str, Any]]:
@@ -196,6 +230,11 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
     model = TableModel()
     name = (args.name or default_name())[:32]
     link = Link(url, name, queue, last_version=lambda: model.v)
+    # the player key kept for this server, unless --name asks for a guest of another name
+    kept = None if args.command in ("register", "login") else accounts.key_for(url, args.name)
+    if kept is not None:
+        link.key = str(kept["key"])
+        name = link.name = str(kept["name"])[:32]
     opts = Options(
         auto=args.auto,
         json=args.json,
@@ -207,9 +246,15 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
     game: Game | None = None
     try:
         welcome = await link.open()
+        name = link.name  # an account's name as registered
+        if args.command in ACCOUNT_COMMANDS:
+            return await accounts.run(args, link, ui, tr, url)
         if args.command == "tables":
             return await _list_tables(args, link, ui, tr, url)
         ui.note(tr("net.connected", url=url, name=safe(name)))
+        if link.key is not None:
+            player = welcome.get("player")
+            ui.note(tr("acct.as_player", name=safe(name)) if player else tr("acct.guest_here"))
         levels = ai_levels(welcome)
         offered = [lv["level"] for lv in levels]
         if getattr(args, "ai", None) in ("list", "?", "help"):
@@ -297,11 +342,15 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
             raise
         if game.finished and model.table and model.seat is not None:
             seats.forget(url, model.table, model.seat)
+            if link.key is not None and welcome.get("player") and not args.json:
+                await accounts.after_game(link, ui, tr, model.table, game.par_shown)
         elif status == 0:
             game.save_progress()
             _bye(ui, ui.tr, model, link)
         return status
     except LinkError as e:
+        if e.key == "acct.err_bad_key":  # revoked elsewhere: forget it, say how to log in
+            accounts.forget(url)
         ui.error(tr(e.key, **e.info))
         if e.key == "err.connect":
             ui.error(tr("err.connect_hint"))

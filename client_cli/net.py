@@ -116,6 +116,7 @@ class Link:
         self.first_delay = first_delay
         self.max_delay = max_delay
         self.token: str | None = None  # our seat's token, to resume it
+        self.key: str | None = None  # our player key (client_cli/accounts.py), sent in hello
         self.watching: str | None = None  # the table we watch, to watch it again
         self.welcome: dict[str, Any] = {}
         self._ws: ClientConnection | None = None
@@ -172,6 +173,8 @@ class Link:
             "name": self.name,
             "client": CLIENT_NAME,
         }
+        if self.key:
+            hello["key"] = self.key
         if resume and self.token:
             hello["token"] = self.token
             v = self.last_version()
@@ -186,12 +189,17 @@ class Link:
                     continue
                 if msg.get("type") == "welcome":
                     self.welcome = msg
+                    player = msg.get("player")
+                    if isinstance(player, dict) and isinstance(player.get("name"), str):
+                        self.name = player["name"]  # the account's name, as registered
                     break
                 if msg.get("type") == "error" and msg.get("id") in ("hello", None):
                     await ws.close()
                     code = msg.get("code")
                     if code == ErrorCode.UNSUPPORTED_VERSION:
                         raise LinkError("err.version", error=msg.get("message", ""))
+                    if code == ErrorCode.BAD_KEY:
+                        raise LinkError("acct.err_bad_key", url=self.url)
                     if code == ErrorCode.BAD_TOKEN:
                         raise LinkError("err.server", message=msg.get("message", ""))
                     raise LinkError("err.server", message=msg.get("message", ""))
@@ -292,7 +300,10 @@ class Link:
                 await self._connect(resume=True)
                 return True
             except LinkError as e:
-                if e.key in ("err.version", "err.server") or loop.time() >= deadline - 0.01:
+                if (
+                    e.key in ("err.version", "err.server", "acct.err_bad_key")
+                    or loop.time() >= deadline - 0.01
+                ):
                     self.queue.put_nowait(
                         ("net", "fatal", e if e.key != "err.connect" else LinkError("err.gave_up"))
                     )
