@@ -87,12 +87,19 @@ class Reviews:
             await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
 
     async def idle(self, timeout: float = 60.0) -> None:
-        """Wait until every deal recorded so far is reviewed (tests)."""
-        await asyncio.sleep(0)
+        """Wait until every played deal in the store (of the tables this server owns) is
+        reviewed (tests). A deal's record is committed a moment after its table's last event,
+        and only then queued, so the store is asked, not only the queue."""
         async with asyncio.timeout(timeout):
-            while not (self._idle.is_set() and self._queue.empty()):
-                await self._idle.wait()
-                await asyncio.sleep(0.01)
+            while True:
+                await asyncio.sleep(0)
+                while not (self._idle.is_set() and self._queue.empty()):
+                    await self._idle.wait()
+                    await asyncio.sleep(0.01)
+                pending = await self.store.players("pending_reviews", 1000)
+                if not [p for p in pending if self.owned is None or self.owned(p[0])]:
+                    return
+                await asyncio.sleep(0.05)
 
     # -- work --
 
