@@ -38,6 +38,11 @@ def contract_cycler(c: Client, legal: dict[str, Any], rng: random.Random) -> dic
     return choose(legal, rng, poignee_chance=0.8)
 
 
+def dealt(c: Client, tid: str) -> int:
+    """The deals dealt at ``tid`` as ``c`` saw them (annulled ones included)."""
+    return sum(1 for m in c.events(tid) if m["event"]["type"] == "deal_start")
+
+
 async def test_no_frame_reveals_hidden_cards_over_several_deals() -> None:
     async with running_server() as srv:
         players = [await Client.connect(srv.port, f"s{i}") for i in range(4)]
@@ -58,10 +63,11 @@ async def test_no_frame_reveals_hidden_cards_over_several_deals() -> None:
         }
         assert contracts == set(CONTRACTS)  # every visibility case was exercised
         for i, c in enumerate(players):
-            assert check_no_leaks(c, tid, i) == 8
+            # 8 scored deals, and any deal nobody took (annulled, dealt again: R3)
+            assert check_no_leaks(c, tid, i) == dealt(spectator, tid) >= 8
             check_versions(c, tid)
             assert not c.decode_errors
-        assert check_no_leaks(spectator, tid, None) == 8
+        assert check_no_leaks(spectator, tid, None) == dealt(spectator, tid)
         check_versions(spectator, tid)
         # the discard: taker sees the cards, others only the trumps (R5.4)
         for m in players[0].events(tid):
