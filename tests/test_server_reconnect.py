@@ -73,6 +73,7 @@ async def test_reconnect_mid_deal_gets_missed_events(how: str) -> None:
             "name": "ann",
             "connected": True,
             "ai": None,
+            "identity": "guest",  # no player key (issue 12)
         }
         assert prompt["v"] == vs[-1]
         await autoplay(c2, tid, random.Random(2), table_finished)
