@@ -113,7 +113,7 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.NO_SUCH_PLAYER: "no player (account, guest or AI level) has this name",
     ErrorCode.NOT_SUPPORTED: (
         "this server does not offer the request: its database keeps no player accounts "
-        "(PostgreSQL, for now); the table requests work as usual"
+        "(only a server embedded without a database); the table requests work as usual"
     ),
     ErrorCode.INTERNAL: "an unexpected server error; the request had no effect",
 }
