@@ -54,6 +54,7 @@ class Config:
     host_name: str | None = None  # this host's name in the registry (default: the machine's)
     public_url: str | None = None  # URL template clients reach a worker at ({worker}, {port})
     heartbeat: float = 2.0  # seconds between a worker's registry heartbeats
+    lease: float | None = None  # s a silent worker keeps its tables (None: 5 beats, >= 3 s)
     web: bool = True  # serve the browser client at / (serve --no-web turns it off)
 
     @classmethod

@@ -117,6 +117,7 @@ def cluster(
         db = new_database(request.getfixturevalue("pg_server"))
     cmd = [sys.executable, "-m", "server.cli", "serve", "--workers", "2", "--port", str(port)]
     cmd += ["--db", db, "--think-delay", "0", "--deal-pause", "0", "--heartbeat", "0.2"]
+    cmd += ["--lease", "60"]  # not about adoption: a stalled worker must not lose its tables
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     running = Running(proc, port, db, log)

@@ -35,6 +35,9 @@ async def worker(db: Path, n: int, **overrides: Any) -> AsyncIterator[Server]:
         "db": str(db),
         "worker_id": n,
         "heartbeat": 0.05,
+        # None of these tests is about adoption (test_cluster_adopt.py is): on a loaded
+        # machine a 3 s lease let the other worker adopt a table mid-test.
+        "lease": 60.0,
     }
     settings.update(overrides)
     server = Server(Config(**settings), AsyncStore(str(db)))
@@ -235,8 +238,8 @@ async def test_a_worker_id_is_held_once(db: str) -> None:
     reg = open_registry(db)
     reg.register(0, "ws://gone/", 2**22 + 12345, "elsewhere", time.time() - 60, 3.0)
     reg.close()
-    # its lease ran out a minute ago (PostgreSQL times leases by its own clock)
-    rows(db, "UPDATE workers SET heartbeat_at = heartbeat_at - 60 WHERE worker = 0")
+    # its lease ran out an hour ago (PostgreSQL times leases by its own clock)
+    rows(db, "UPDATE workers SET heartbeat_at = heartbeat_at - 3600 WHERE worker = 0")
     async with worker(db, 0):
         pass
 
@@ -308,3 +311,20 @@ async def test_tables_created_during_a_heartbeat_are_kept(db: str) -> None:
         assert a.cluster.lost == 0
         for c in clients:
             await c.close()
+
+
+def test_the_lease_comes_from_the_options(tmp_path: Path) -> None:
+    """``--lease`` (ATOUT_LEASE) sets how long a silent worker keeps its tables; without it the
+    lease is five heartbeats, never under 3 s nor under two heartbeats."""
+    from server.cli import build_parser
+
+    def lease(*argv: str) -> float:
+        args = build_parser().parse_args(["serve", "--db", str(tmp_path / "a.db"), *argv])
+        server = Server(Config.from_args(args), AsyncStore(str(tmp_path / "a.db")))
+        assert server.cluster is not None
+        return server.cluster.stale_after
+
+    assert lease("--worker-id", "0") == 10.0  # 5 x the default 2 s heartbeat
+    assert lease("--worker-id", "0", "--heartbeat", "0.2") == 3.0
+    assert lease("--worker-id", "0", "--heartbeat", "0.2", "--lease", "45") == 45.0
+    assert lease("--worker-id", "0", "--heartbeat", "4", "--lease", "5") == 8.0

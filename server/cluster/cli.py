@@ -63,6 +63,14 @@ def add_cluster_options(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="seconds between a worker's registry heartbeats (ATOUT_HEARTBEAT)",
     )
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=float(env("ATOUT_LEASE")) if env("ATOUT_LEASE") else None,
+        metavar="SECONDS",
+        help="seconds without a heartbeat before a worker counts as gone and its tables may be "
+        "adopted (ATOUT_LEASE; default 5 heartbeats, at least 3 s)",
+    )
 
 
 def wants_supervisor(args: argparse.Namespace) -> bool:

@@ -149,7 +149,10 @@ class Cluster:
         self.worker: int = cfg.worker_id if cfg.worker_id is not None else -1  # until registered
         self.prefix = table_prefix(self.worker)
         self.heartbeat = max(0.05, float(cfg.heartbeat))
-        self.stale_after = max(5 * self.heartbeat, 3.0)  # the lease
+        # The lease: long enough that a worker stalled by a busy machine keeps its tables
+        # (a lapse gets them adopted), short enough that a dead one's are adopted soon.
+        lease = cfg.lease if cfg.lease is not None and cfg.lease > 0 else 5 * self.heartbeat
+        self.stale_after = max(lease, 3.0, 2 * self.heartbeat)
         self.pid = os.getpid()
         self.host = cfg.host_name or socket.gethostname()
         self.url = ""  # known once listening
