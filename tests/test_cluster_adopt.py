@@ -21,6 +21,7 @@ import re
 import signal
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -244,6 +245,18 @@ def dump(one: Worker, two: Worker, ann: Ann) -> None:
             print(json.dumps(m)[:300])
 
 
+async def metric(w: Worker, name: str) -> float:
+    """One sample of a worker's /metrics."""
+
+    def get() -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{w.port}/metrics", timeout=10) as r:
+            return str(r.read().decode())
+
+    text = await asyncio.to_thread(get)
+    (value,) = re.findall(rf"^{name} (\S+)$", text, re.M)
+    return float(value)
+
+
 def owner_of(db: str, tid: str) -> tuple[int | None, bool]:
     reg = open_registry(db)
     try:
@@ -267,6 +280,8 @@ async def test_sigkill_a_worker_and_its_table_carries_on_elsewhere(db: str, tmp_
         owner, _ = owner_of(db, ann.tid)
         assert owner != first_owner and owner is not None
         assert two.logged("adopted table")
+        assert await metric(two, "atout_cluster_tables_adopted_total") >= 1
+        assert await metric(two, "atout_cluster_tables_lost_total") == 0
         print(f"\nadopted and resumed {resumed_after:.2f} s after SIGKILL (lease {LEASE} s)")
     except BaseException:
         dump(one, two, ann)
@@ -300,6 +315,8 @@ async def test_sigstop_past_the_lease_and_the_woken_worker_never_writes(
         while not one.logged("served by another worker now") and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         assert one.logged("served by another worker now"), "\n".join(one.lines[-20:])
+        assert await metric(one, "atout_cluster_tables_lost_total") >= 1
+        assert await metric(two, "atout_cluster_tables_adopted_total") >= 1
         assert await ann.play(table_finished, timeout=60)
         assert owner_of(db, ann.tid)[0] == owner
     except BaseException:

@@ -86,6 +86,9 @@ class Server:
         # A worker of several sharing the database (server/cluster/worker.py), or None.
         clustered = cfg.worker_id is not None or cfg.worker_slot is not None
         self.cluster = Cluster(cfg, self.lobby) if clustered else None
+        if self.cluster is not None:
+            cluster = self.cluster
+            self.metrics.cluster_tables = lambda: (cluster.adopted, cluster.lost)
         self._lag: asyncio.Task[None] | None = None
         self._stopping = False
         # The browser client's files, answered on this port like /healthz (server/net/web.py).

@@ -38,6 +38,8 @@ class Metrics:
         self.store_pending: Callable[[], int] = lambda: 0
         # set by the app: () -> {reason: count} of heuristic moves played for a strong AI
         self.ai_fallbacks: Callable[[], dict[str, int]] = dict
+        # set by a cluster worker's app: () -> (tables adopted, tables lost to another worker)
+        self.cluster_tables: Callable[[], tuple[int, int]] | None = None
 
     def render(self) -> str:
         lines: list[str] = []
@@ -89,6 +91,14 @@ class Metrics:
         metric("atout_ai_fallbacks_total", "counter",
                "Heuristic moves played instead of the strong AI's, by reason (timeout, error, crash).",
                [(f'{{reason="{r}"}}', n) for r, n in sorted(self.ai_fallbacks().items())])  # fmt: skip
+        if self.cluster_tables is not None:  # a worker of a cluster (SCALING.md)
+            adopted, lost = self.cluster_tables()
+            metric("atout_cluster_tables_adopted_total", "counter",
+                   "Tables this worker took over from a worker whose lease ran out.",
+                   [("", adopted)])  # fmt: skip
+            metric("atout_cluster_tables_lost_total", "counter",
+                   "Tables this worker stopped serving because another worker adopted them.",
+                   [("", lost)])  # fmt: skip
         return "\n".join(lines) + "\n"
 
     def gc_callback(self, phase: str, info: dict[str, int]) -> None:
