@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -145,6 +146,10 @@ def spawn(
         timeout=TIMEOUT,
         dimensions=(50, 100),
         cwd=str(tmp),
+        # Ctrl-C must reach the client as at a terminal: a test run started in the background
+        # by a non-interactive shell has SIGINT ignored, and an ignored signal stays ignored
+        # across exec (the client would never see the Ctrl-C the tests send).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     child.logfile_read = open(tmp / f"client-{len(list(tmp.glob('client-*')))}.log", "w")  # noqa: SIM115
     return child
