@@ -51,11 +51,53 @@ from server.rules.views import view
 _ARGS: dict[str, Any] = {}
 
 
+def _patches(level: str) -> dict[str, Any]:
+    """Module constants a variant level sets (``heuristic:policy.CASH_RISK=0.2``): keys with a
+    dot name ``server.ai.<module>.<CONSTANT>``."""
+    if ":" not in level:
+        return {}
+    spec = level.partition(":")[2]
+    return dict(o for o in (_parse_opt(x) for x in spec.split(",") if x) if "." in o[0])
+
+
+class _Patched:
+    """Sets a level's module constants for one game, restoring them afterwards. Only one live
+    level may play in a patched game (the constants are per process): the others must be
+    frozen baselines or the same variant."""
+
+    def __init__(self, levels: list[str]) -> None:
+        self.patches: dict[str, Any] = {}
+        for lv in dict.fromkeys(levels):
+            p = _patches(lv)
+            if p:
+                others = [x for x in levels if x != lv and split_level(x) is None]
+                if others:
+                    raise ValueError(f"{lv}: a patched level plays only against frozen levels")
+                self.patches = p
+        self.saved: list[tuple[Any, str, Any]] = []
+
+    def __enter__(self) -> None:
+        import importlib
+
+        for key, value in self.patches.items():
+            mod_name, _, attr = key.rpartition(".")
+            mod = importlib.import_module(f"server.ai.{mod_name}")
+            if not hasattr(mod, attr):
+                raise ValueError(f"server.ai.{mod_name} has no {attr}")
+            self.saved.append((mod, attr, getattr(mod, attr)))
+            setattr(mod, attr, value)
+
+    def __exit__(self, *exc: Any) -> None:
+        for mod, attr, value in reversed(self.saved):
+            setattr(mod, attr, value)
+        self.saved.clear()
+
+
 def _make(level: str, seed: int, budget_ms: float, objective: str) -> Any:
     strong_opts = {"budget_ms": budget_ms, "objective": objective, **_ARGS.get("opts", {})}
     if ":" in level:  # e.g. strong:hidden_rollouts=0,max_samples=50 (a variant for experiments)
         level, _, spec = level.partition(":")
-        strong_opts.update(_parse_opt(x) for x in spec.split(",") if x)
+        strong_opts.update(o for o in (_parse_opt(x) for x in spec.split(",") if x) if "." not in o[0])
     frozen = split_level(level)
     if frozen is not None:
         return make_frozen(level, seed, **(strong_opts if frozen[0] == "strong" else {}))
@@ -67,6 +109,13 @@ def _make(level: str, seed: int, budget_ms: float, objective: str) -> Any:
 
 
 def play_game(
+    seed: int, i: int, levels: list[str], timed: set[int], budget_ms: float, objective: str
+) -> dict[str, Any]:
+    with _Patched(levels):
+        return _play_game(seed, i, levels, timed, budget_ms, objective)
+
+
+def _play_game(
     seed: int, i: int, levels: list[str], timed: set[int], budget_ms: float, objective: str
 ) -> dict[str, Any]:
     st = new_deal(seed * 1_000_003 + i, dealer=i % 4)
