@@ -45,17 +45,21 @@ def rollout_hidden(p: Pos, forbidden: list[int], gone: int, taker_pile: int) -> 
     knows) come from the root position."""
     real = p.hands
     taker = p.taker
+    # Hand sizes kept up to date here rather than counted at every card (the hot loop of the
+    # strong bot's search).
+    sizes = [real[0].bit_count(), real[1].bit_count(), real[2].bit_count(), real[3].bit_count()]
+    outside = FULL_DECK & ~gone
     while p.n_tricks < 18:
         o = p.turn
         mine = real[o]
-        unknown = ~p.played & ~mine & ~gone & FULL_DECK
+        unknown = outside & ~p.played & ~mine
         if o == taker:
             unknown &= ~taker_pile
         seen = [unknown & ~forbidden[s] if real[s] else 0 for s in range(4)]
         seen[o] = mine
-        sizes = [real[0].bit_count(), real[1].bit_count(), real[2].bit_count(), real[3].bit_count()]
         p.hands = seen
         c = choose_card(p, o, sizes)
         p.hands = real
         observe(forbidden, p, c)
         p.play(c)
+        sizes[o] -= 1

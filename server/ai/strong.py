@@ -61,9 +61,9 @@ def solve(p: Pos, alpha: int, beta: int, objective: str) -> int:
         m ^= low
     best = -INF if maximise else INF
     for c in order:
-        q = p.copy()
-        q.play(c)
-        v = solve(q, alpha, beta, objective)
+        p.push(c)  # undone below: no copy per node
+        v = solve(p, alpha, beta, objective)
+        p.pop()
         if maximise:
             if v > best:
                 best = v
@@ -373,8 +373,7 @@ class _BidCheck:
             self.extra[k.taker] |= k.discard_known
 
     def plausible(self, hands: list[int], hidden: int) -> bool:
-        if self.check_discard and not self._discard_plausible(hands, hidden):
-            return False
+        # The bids first: they cost a fraction of the discard check and reject as many deals.
         best = 0
         for seat, contract in self.bids:
             if seat == self.me:
@@ -388,7 +387,7 @@ class _BidCheck:
                 return False
             if contract:
                 best = contract
-        return True
+        return not self.check_discard or self._discard_plausible(hands, hidden)
 
     def _discard_plausible(self, hands: list[int], hidden: int) -> bool:
         """The suits our discard rule would clear from the taker's 24 cards are void in the
