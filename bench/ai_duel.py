@@ -97,7 +97,9 @@ def _make(level: str, seed: int, budget_ms: float, objective: str) -> Any:
     strong_opts = {"budget_ms": budget_ms, "objective": objective, **_ARGS.get("opts", {})}
     if ":" in level:  # e.g. strong:hidden_rollouts=0,max_samples=50 (a variant for experiments)
         level, _, spec = level.partition(":")
-        strong_opts.update(o for o in (_parse_opt(x) for x in spec.split(",") if x) if "." not in o[0])
+        strong_opts.update(
+            o for o in (_parse_opt(x) for x in spec.split(",") if x) if "." not in o[0]
+        )
     frozen = split_level(level)
     if frozen is not None:
         return make_frozen(level, seed, **(strong_opts if frozen[0] == "strong" else {}))
