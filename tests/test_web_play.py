@@ -56,13 +56,12 @@ def test_a_deal_against_three_ai_by_clicking(
             # Every card of the hand (18, or 24 with the chien) shows its index to the pointer.
             assert unreachable_cards(page) == [], p["phase"]
         if (
-            p
-            and p["phase"] == "play"
-            and not p["legal"]["poignees"]
-            and not page.locator("dialog[open]").count()
+            s.get("phase") == "play"
+            and not page.locator("dialog[open], .poignee-offer, #poignee-go, #notice").count()
         ):
-            # Nothing above the hand grows when a trick is on the table: the hand stays put
-            # (from one card to the next; a poignée offer at the first card may take room).
+            # Nothing above the hand grows when a trick is on the table or when the turn goes
+            # round: the hand stays put from one card to the next, whoever is to play (a poignée
+            # offer at the first card, or a notice, may take room).
             top = box(page, "#hand")["y"]
             hand_top = top if hand_top is None else hand_top
             assert abs(top - hand_top) < 1, (top, hand_top)

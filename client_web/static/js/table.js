@@ -226,6 +226,7 @@ export class TableView {
       if (m.v != null && msg.v !== m.v) return; // stale: events after it are coming
       m.setPrompt(msg);
       this.deadline = msg.timer != null ? performance.now() + msg.timer * 1000 : null;
+      this.timed = msg.timer != null; // our turns have a countdown (for the room it takes)
       const key = `${msg.v}:${msg.legal.phase}:${msg.legal.poignees.length}`;
       if (key !== this.promptKey) {
         this.promptKey = key;
@@ -787,7 +788,15 @@ export class TableView {
       if (m.info.state === "waiting") box.append(h("p", { class: "muted", id: "prompt" }, m.seat == null ? t("action.spectator") : t("action.waiting_players")));
       else if (over || m.info.state === "finished") box.append(this.renderDealOver());
       else if (m.seat == null) box.append(h("p", { class: "muted", id: "prompt" }, t("action.spectator")));
-      else if (d && d.turn != null && m.info.state === "playing") box.append(h("p", { class: "muted", id: "prompt" }, t("action.waiting_for", { name: this.seatName(d.turn) })));
+      else if (d && d.turn != null && m.info.state === "playing") {
+        box.append(h("p", { class: "prompt waiting", id: "prompt" }, t("action.waiting_for", { name: this.seatName(d.turn) })));
+        // While the others play, the box keeps the room of our own turn (the same lines,
+        // unseen), so that the hand below does not move at every trick.
+        if (d.phase === "play") {
+          box.append(h("p", { class: "hint play-hint placeholder", "aria-hidden": "true" }, t("action.play_hint")));
+          if (this.timed) box.append(h("p", { class: "timer-line placeholder", "aria-hidden": "true" }, t("action.timer", { n: 60 })));
+        }
+      }
       else box.append(h("p", { class: "muted", id: "prompt" }, t("table.starting")));
       if (notice && m.info.state !== "waiting") box.append(notice);
       return box;
