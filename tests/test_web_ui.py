@@ -561,3 +561,30 @@ def test_card_size_extremes_keep_the_hand_reachable_and_the_trick_apart(
                     assert trick_overlaps(page) == [], size
         if not act_once(page):
             page.wait_for_timeout(25)
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1280, 800)])
+def test_a_laptop_screen_shows_the_whole_table_without_scrolling(
+    browse: Any, web_server: ThreadServer, size: tuple[int, int]
+) -> None:
+    w, h = size
+    page = browse(viewport={"width": w, "height": h})
+    open_quick_game(page, web_server.url)
+    checked = 0
+    deadline = time.monotonic() + 60
+    while checked < 3 and not _finished(page):
+        assert time.monotonic() < deadline
+        p = state(page).get("prompt")
+        if (
+            p
+            and p["phase"] == "play"
+            and not p["legal"]["poignees"]  # the offer at the first card takes a few lines
+            and not page.locator("dialog[open]").count()
+        ):
+            page.wait_for_selector(f'#action[data-prompt="{p["key"]}"]')
+            # The felt, the decision and the whole hand in the window (the side panel beside).
+            assert page.evaluate("document.documentElement.scrollHeight") <= h, size
+            assert box(page, "#hand")["bottom"] <= h
+            checked += 1
+        if not act_once(page):
+            page.wait_for_timeout(25)
