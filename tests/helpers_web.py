@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -464,6 +465,31 @@ def open_quick_game(page: Any, base: str, name: str = "Ada", series: str = "d1")
     page.select_option("#series", series)
     page.click("#play-ai")
     page.wait_for_selector(".tableview .seat.me")
+
+
+class Bare:
+    """A bare protocol client (no browser) to set up what a test needs."""
+
+    def __init__(self, port: int, name: str = "setup") -> None:
+        from websockets.sync.client import connect
+
+        self.stack = contextlib.ExitStack()
+        self.ws = self.stack.enter_context(
+            connect(f"ws://127.0.0.1:{port}/", subprotocols=["atout.v1"], max_size=None)  # type: ignore[list-item]
+        )
+        self.ids = iter(range(1, 1_000_000))
+        assert self.ask({"type": "hello", "version": 1, "name": name})["type"] == "welcome"
+
+    def ask(self, msg: dict[str, Any]) -> dict[str, Any]:
+        rid = next(self.ids)
+        self.ws.send(json.dumps({**msg, "id": rid}))
+        while True:
+            m = json.loads(self.ws.recv(timeout=10))
+            if m.get("id") == rid:
+                return m
+
+    def close(self) -> None:
+        self.stack.close()
 
 
 # -------------------------------------------------------------------------------- baselines

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers_web import (  # fixtures by name
+    Bare,
     PageWatch,
     ThreadServer,
     act_once,
@@ -56,31 +57,6 @@ def own_server(
         srv.stop()
     for w in watches:
         w.check()
-
-
-class Bare:
-    """A bare protocol client (no browser) to set up what a test needs."""
-
-    def __init__(self, port: int, name: str = "setup") -> None:
-        from websockets.sync.client import connect
-
-        self.stack = contextlib.ExitStack()
-        self.ws = self.stack.enter_context(
-            connect(f"ws://127.0.0.1:{port}/", subprotocols=["atout.v1"], max_size=None)  # type: ignore[list-item]
-        )
-        self.ids = iter(range(1, 1_000_000))
-        assert self.ask({"type": "hello", "version": 1, "name": name})["type"] == "welcome"
-
-    def ask(self, msg: dict[str, Any]) -> dict[str, Any]:
-        rid = next(self.ids)
-        self.ws.send(json.dumps({**msg, "id": rid}))
-        while True:
-            m = json.loads(self.ws.recv(timeout=10))
-            if m.get("id") == rid:
-                return m
-
-    def close(self) -> None:
-        self.stack.close()
 
 
 def test_the_lobby_shows_a_page_of_tables_and_the_rest_on_request(

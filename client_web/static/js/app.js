@@ -5,7 +5,8 @@ import { h, $, clear, announce } from "./dom.js";
 import { t, setLanguage, browserLanguage, currentLanguage, LANGUAGES, num } from "./i18n.js";
 import * as S from "./settings.js";
 import * as store from "./store.js";
-import { connectionFor, originURL } from "./net.js";
+import { connectionFor, originURL, setAccountHooks } from "./net.js";
+import { openAccount } from "./account.js";
 import { TableView } from "./table.js";
 import { openRules } from "./rules.js";
 import { errorText, dialog } from "./ui.js";
@@ -19,6 +20,14 @@ const LOBBY_PAGE = 20; // tables asked for at a time (list_tables.limit)
 export const app = {
   settings: S.load(),
   name: store.getName(),
+  // The account this browser is logged in as ({name, kind}), or null (a guest). From the
+  // stored key until the server's welcome confirms it (welcome.player).
+  player: (() => {
+    const p = store.getPlayer();
+    return p ? { name: p.name, kind: p.kind } : null;
+  })(),
+  keyRefused: false, // the server no longer knew our key: say so once
+  accounts: false, // the server speaks accounts (its welcome has `player`, PROTOCOL.md 13)
   conn: null,
   view: null,
   pendingStart: null,
@@ -44,7 +53,19 @@ export const app = {
     return KNOWN_LEVELS.includes(level) ? t("ai." + level) : level;
   },
   displayName() {
+    if (this.player && this.player.name) return this.player.name;
     return (this.name || "").trim() || t("landing.default_name");
+  },
+  /** A human seat's name as others see it: a guest's is marked (anyone may type any name). */
+  humanName(s) {
+    if (s.identity === "guest") return t("seat.guest_name", { name: s.name });
+    if (s.identity === "bot") return t("seat.bot_name", { name: s.name });
+    return s.name;
+  },
+  /** Logged in or out: the top bar and the landing page say who we are. */
+  accountChanged() {
+    renderChrome();
+    if (this.view && this.view.accountChanged) this.view.accountChanged();
   },
   connection() {
     this.conn = connectionFor(originURL(), this.displayName().slice(0, 32));
@@ -65,6 +86,37 @@ export const app = {
 };
 window.__atout = app; // for the tests and the curious: the live state, read-only by convention
 
+setAccountHooks({
+  key: () => {
+    const p = store.getPlayer();
+    return p ? p.key : null;
+  },
+  welcome: (w, sentKey) => {
+    const was = app.player ? `${app.player.name}/${app.player.kind}` : "";
+    if (w.player) {
+      app.player = { name: w.player.name, kind: w.player.kind, since: w.player.since };
+      const p = store.getPlayer();
+      if (p && (p.name !== w.player.name || p.kind !== w.player.kind)) store.setPlayer({ ...p, name: w.player.name, kind: w.player.kind });
+    } else if (sentKey) {
+      // A server that keeps no accounts ignores the key (PROTOCOL.md 13): we play as a guest
+      // there, and keep the key for when it does.
+      app.player = null;
+    }
+    const now = app.player ? `${app.player.name}/${app.player.kind}` : "";
+    const accounts = "player" in w;
+    if (now !== was || accounts !== app.accounts) {
+      app.accounts = accounts;
+      app.accountChanged();
+    }
+  },
+  refused: () => {
+    store.dropPlayer();
+    app.player = null;
+    app.keyRefused = true;
+    app.accountChanged();
+  },
+});
+
 // ----------------------------------------------------------------------------------- chrome
 
 function renderChrome() {
@@ -75,6 +127,10 @@ function renderChrome() {
       h("span", { class: "brand-name" }, "Atout")),
     h("nav", { class: "top-actions", "aria-label": t("nav.label") },
       h("button", { type: "button", class: "ghost", id: "open-rules", onclick: () => openRules(app) }, t("nav.rules")),
+      !app.player && !app.accounts ? null : app.player
+        ? h("button", { type: "button", class: "ghost account-btn", id: "open-account", "aria-label": t("account.open_named", { name: app.player.name }), onclick: () => openAccount(app) },
+          h("span", { class: "acc-name" }, app.player.name))
+        : h("button", { type: "button", class: "ghost account-btn", id: "open-account", onclick: () => openAccount(app) }, t("account.login")),
       h("button", { type: "button", class: "ghost", id: "open-settings", onclick: openSettings }, t("nav.settings"))),
   );
   document.title = t("app.title");
@@ -144,13 +200,37 @@ class Landing {
     this.renderLobby();
   }
 
+  /** Logged in or out, or the server turned out to speak accounts: draw the page again,
+   * keeping what was typed (a guest's name) and where the focus was. */
+  accountChanged() {
+    const input = this.root.querySelector("#name");
+    if (input && !app.player && !input.readOnly) app.name = input.value.slice(0, 32);
+    const active = document.activeElement;
+    const id = active && this.root.contains(active) ? active.id : null;
+    const caret = id && active.selectionStart != null ? [active.selectionStart, active.selectionEnd] : null;
+    this.relabel();
+    const again = id && document.getElementById(id);
+    if (again) {
+      again.focus({ preventScroll: true });
+      if (caret && again.setSelectionRange) again.setSelectionRange(...caret);
+    }
+  }
+
   render() {
     const s = app.settings;
     const nameInput = h("input", {
       id: "name", name: "name", type: "text", maxlength: "32", autocomplete: "nickname",
-      value: app.name, placeholder: t("landing.default_name"), required: false,
+      value: app.player ? app.player.name : app.name, placeholder: t("landing.default_name"), required: false,
+      readonly: app.player ? true : null, "aria-describedby": app.player || app.accounts ? "name-hint" : null,
     });
+    // Logged in, the name is the account's; a guest may type any name (shown as a guest's).
+    const nameHint = !app.player && !app.accounts ? null : app.player
+      ? h("p", { class: "hint", id: "name-hint" }, t("landing.name_account"), " ",
+        h("button", { type: "button", class: "linklike", id: "name-account", onclick: () => openAccount(app) }, t("account.profile")))
+      : h("p", { class: "hint", id: "name-hint" }, app.keyRefused ? t("account.key_refused") + " " : "", t("landing.name_guest"), " ",
+        h("button", { type: "button", class: "linklike", id: "name-login", onclick: () => openAccount(app) }, t("account.login_or_register")));
     nameInput.addEventListener("change", () => {
+      if (app.player) return;
       app.name = nameInput.value.trim().slice(0, 32);
       store.setName(app.name);
     });
@@ -179,7 +259,7 @@ class Landing {
       h("h2", { id: "quick-title" }, t("landing.quick_title")),
       h("p", { class: "lede" }, t("landing.tagline")),
       h("div", { class: "fields" },
-        h("label", { for: "name" }, t("landing.name")), nameInput,
+        h("label", { for: "name" }, t("landing.name")), h("div", { class: "with-desc" }, nameInput, nameHint),
         h("label", { for: "lang" }, t("landing.language")), lang,
         h("label", { for: "series" }, t("landing.series")), length,
         h("label", { for: "level" }, t("landing.level")), h("div", { class: "with-desc" }, level, levelDesc)),
@@ -187,8 +267,10 @@ class Landing {
       h("p", { class: "form-error", role: "alert", id: "quick-error" }));
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
-      app.name = nameInput.value.trim().slice(0, 32);
-      store.setName(app.name);
+      if (!app.player) {
+        app.name = nameInput.value.trim().slice(0, 32);
+        store.setName(app.name);
+      }
       sessionStorage.setItem("atout.series", length.value);
       sessionStorage.setItem("atout.level", level.value);
       play.disabled = true;
@@ -354,7 +436,7 @@ class Landing {
       return h("tr", {},
         h("th", { scope: "row" }, ti.name),
         h("td", {}, t("state." + ti.state)),
-        h("td", {}, humans.map((s) => s.name).join(", ") || "—", " ", h("span", { class: "muted" }, t("lobby.humans", { n: humans.length }))),
+        h("td", {}, humans.map((s) => app.humanName(s)).join(", ") || "—", " ", h("span", { class: "muted" }, t("lobby.humans", { n: humans.length }))),
         h("td", {}, deal),
         h("td", {}, String(ti.spectators)),
         h("td", { class: "actions" },

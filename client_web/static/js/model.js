@@ -20,6 +20,7 @@ export class TableModel {
     this.log = []; // narration entries {kind, ...}
     this.released = false; // our seat was released for its timeouts: we watch now
     this.fromChien = new Set(); // the chien's cards in our hand (taker, during the discard)
+    this.pars = {}; // deal_no -> the `par` event (PROTOCOL.md 13), which may come late
   }
 
   /** A snapshot: forget everything and start from it. */
@@ -164,10 +165,14 @@ export class TableModel {
         this.history.push({ deal_no: e.deal_no, deal: e.deal, total: e.total });
         this.info.scores = e.total;
         break;
+      case "par":
+        // The same cards played by the reference bot; it may come after the next deal began.
+        this.pars[e.deal_no] = e;
+        break;
       default:
         break; // hidden, or a newer event type: only its version counts (PROTOCOL.md 10)
     }
-    if (this.deal && this.deal.phase !== "over" && e.type !== "table_state" && e.type !== "seat") {
+    if (this.deal && this.deal.phase !== "over" && !["table_state", "seat", "par"].includes(e.type)) {
       this.deal.turn = env.turn;
     }
     if (this.prompt && this.prompt.v < env.v) this.prompt = null;

@@ -73,10 +73,24 @@ export class Connection extends EventTarget {
     ws.addEventListener("close", (e) => this._onClose(ws, e.code));
   }
 
-  async _hello(ws) {
+  async _hello(ws, withKey = true) {
+    const key = withKey ? hooks.key() : null;
     try {
-      const w = await this.request({ type: "hello", version: PROTOCOL_VERSION, name: this.name, client: CLIENT }, true);
+      const hello = { type: "hello", version: PROTOCOL_VERSION, name: this.name, client: CLIENT };
+      if (key) hello.key = key; // the account (PROTOCOL.md 13); name is then the account's
+      let w;
+      try {
+        w = await this.request(hello, true);
+      } catch (e) {
+        if (!key || e.code !== "bad_key" || ws !== this.ws) throw e;
+        // The key was revoked (logged out elsewhere) or the account is gone: forget it and
+        // carry on as a guest, and say so (hooks.refused).
+        hooks.refused();
+        return this._hello(ws, false);
+      }
       if (ws !== this.ws) return;
+      if (w.player && w.player.name) this.name = w.player.name.slice(0, 32);
+      hooks.welcome(w, !!key);
       this.welcome = w;
       const again = this.attempt > 0;
       this.attempt = 0;
@@ -205,6 +219,16 @@ export function retryDelay(code, attempt) {
   if (code === 4029) return 5000;
   if (code === 1001) return Math.max(2000, backoff);
   return backoff;
+}
+
+/**
+ * The account side of hello, set by the app: key() gives the player key to send (null: a
+ * guest), welcome(w, sentKey) learns who the server says we are, refused() hears that the
+ * server no longer knows the key.
+ */
+const hooks = { key: () => null, welcome: () => {}, refused: () => {} };
+export function setAccountHooks(h) {
+  Object.assign(hooks, h);
 }
 
 /** Connections by URL: the page's own server, and other workers of a cluster (wrong_worker). */

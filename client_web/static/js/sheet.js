@@ -48,6 +48,18 @@ export function openSheet(view, r, live) {
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sheet.player")), h("th", { scope: "col" }, t("sheet.this_deal")), h("th", { scope: "col" }, t("sheet.total")),
       finished ? h("th", { scope: "col" }, t("sheet.place")) : null)),
     h("tbody", {}, scoreRows)));
+  // The par (PROTOCOL.md 13): the same cards played by the reference bot, when the server
+  // computes it (a server with accounts says `player` in its welcome); it may come later.
+  if (res.status === "played") {
+    const par = m.pars[r.deal_no];
+    const w = view.conn && view.conn.welcome;
+    if (par || (w && "player" in w)) {
+      const box = h("section", { class: "sheet-par", id: "sheet-par", "aria-labelledby": "sheet-par-title", dataset: { deal: String(r.deal_no) } });
+      body.append(box);
+      if (par) fillPar(view, box, par);
+      else box.append(h("h3", { id: "sheet-par-title" }, t("par.title")), h("p", { class: "muted", id: "par-wait", role: "status" }, t("par.computing")));
+    }
+  }
   // The series so far (the deals seen on this page).
   if (m.history.length > 1) {
     body.append(h("h3", {}, t("sheet.series")), h("table", { class: "sheet-series" },
@@ -188,3 +200,35 @@ function sortHand(cards) {
 }
 
 export { MULTIPLIER };
+
+/** The par section of a score sheet: each seat's score, par, difference and rating after it. */
+export function fillPar(view, box, e) {
+  clear(box);
+  const m = view.model;
+  const bot = view.app.levelName(e.level);
+  box.append(h("h3", { id: "sheet-par-title" }, t("par.title")));
+  if (m.seat != null && e.over_par[m.seat] != null) {
+    const s = m.seat;
+    box.append(h("p", { class: "par-line " + (e.over_par[s] >= 0 ? "won" : "lost"), id: "par-mine" },
+      t("par.mine", { score: signed(e.scores[s]), bot, par: signed(e.par[s]), d: signed(e.over_par[s]) })));
+    const r = e.ratings && e.ratings[s];
+    if (r) box.append(h("p", { id: "par-rating" }, t("par.your_rating", { r: num(Math.round(r.rating * 10) / 10), d: signed(Math.round((r.delta || 0) * 10) / 10) }) + (r.provisional ? " · " + t("profile.provisional") : "")));
+  } else {
+    box.append(h("p", { class: "hint" }, t("par.explain", { bot })));
+  }
+  const rated = (e.ratings || []).some(Boolean);
+  const rating = (r) => {
+    if (!r) return "—";
+    const v = num(Math.round(r.rating * 10) / 10);
+    const delta = r.delta != null ? ` (${signed(Math.round(r.delta * 10) / 10)})` : "";
+    return v + delta + (r.provisional ? " · " + t("profile.provisional") : "");
+  };
+  box.append(h("div", { class: "table-wrap par-wrap" }, h("table", { class: "sheet-scores", id: "par-table" },
+    h("caption", { class: "sr-only" }, t("par.title")),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sheet.player")), h("th", { scope: "col" }, t("sheet.this_deal")),
+      h("th", { scope: "col" }, t("par.par")), h("th", { scope: "col" }, t("par.over_par")), rated ? h("th", { scope: "col" }, t("par.rating")) : null)),
+    h("tbody", {}, [0, 1, 2, 3].map((s) => h("tr", { class: s === m.seat ? "me" : "" },
+      h("th", { scope: "row" }, view.seatName(s)),
+      h("td", {}, signed(e.scores[s])), h("td", {}, signed(e.par[s])), h("td", {}, signed(e.over_par[s])),
+      rated ? h("td", { class: "rating" }, rating(e.ratings[s])) : null))))));
+}

@@ -1,8 +1,10 @@
-// What the browser remembers besides settings: the player's name and, per table, the seat
-// token and the last version seen (to resume after a reload or a drop, PROTOCOL.md section 7).
+// What the browser remembers besides settings: the player's name, the player key of an
+// account (PROTOCOL.md section 13: sent in hello, never shown, never in a URL) and, per table,
+// the seat token and the last version seen (to resume after a reload or a drop, section 7).
 
 const SEATS = "atout.seats";
 const NAME = "atout.name";
+const PLAYER = "atout.player";
 
 function read(key, fallback) {
   try {
@@ -41,4 +43,22 @@ export function dropSeat(table) {
   const all = read(SEATS, {});
   delete all[table];
   write(SEATS, all);
+}
+
+/** The account this browser is logged in as on this server: {key, name, kind}, or null. */
+export function getPlayer() {
+  const p = read(PLAYER, null);
+  return p && typeof p.key === "string" && p.key ? p : null;
+}
+
+export function setPlayer(p) {
+  write(PLAYER, { key: p.key, name: p.name, kind: p.kind || "registered" });
+}
+
+export function dropPlayer() {
+  try {
+    localStorage.removeItem(PLAYER);
+  } catch {
+    /* storage unavailable */
+  }
 }

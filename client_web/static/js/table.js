@@ -3,14 +3,14 @@
 // one table through the protocol: join / resume / watch, snapshot, events, your_turn.
 
 import { h, $, $$, clear, announce } from "./dom.js";
-import { t, num, currentLanguage, has } from "./i18n.js";
+import { t, num, signed, currentLanguage, has } from "./i18n.js";
 import { cardSVG, cardName, cardNames, isOudler, isTrump, sortCards } from "./cards.js";
 import { TableModel, TARGET, MULTIPLIER, oudlersSoFar } from "./model.js";
 import { connectionFor, originURL } from "./net.js";
 import * as store from "./store.js";
 import { trickHold } from "./settings.js";
 import { openRules } from "./rules.js";
-import { openSheet, openReview } from "./sheet.js";
+import { openSheet, openReview, fillPar } from "./sheet.js";
 import { errorText } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative position of seat (me + k) % 4
@@ -218,6 +218,7 @@ export class TableView {
       this.narrate(msg.event);
       if (msg.event.type === "trick") this.scheduleHold();
       if (msg.event.type === "scores") this.showSheet(true);
+      if (msg.event.type === "par") this.parArrived(msg.event);
       if (msg.event.type === "deal_start") this.sheetNext(msg.event.deal_no);
       if (msg.event.type === "table_state" && msg.event.state === "closed") this.status = "gone";
       // The series is over: show the sheet again, now with the final standings.
@@ -295,7 +296,7 @@ export class TableView {
     if (seat === m.seat) return t("seat.you");
     const s = m.info && m.info.seats[seat];
     if (!s) return t("seat.n", { n: seat + 1 });
-    if (s.kind === "human") return s.name || t("seat.n", { n: seat + 1 });
+    if (s.kind === "human") return s.name ? this.app.humanName(s) : t("seat.n", { n: seat + 1 });
     if (s.kind === "ai") return t("seat.ai_pos." + this.pos(seat));
     return t("seat.empty_pos." + this.pos(seat));
   }
@@ -1043,6 +1044,18 @@ export class TableView {
     if (!force && this.sheetFor === r.deal_no) return;
     this.sheetFor = r.deal_no;
     openSheet(this, r, live);
+  }
+
+  /** The par of a deal came: fill it in the open score sheet of that deal. */
+  parArrived(e) {
+    const box = document.getElementById("sheet-par");
+    if (box && Number(box.dataset.deal) === e.deal_no) fillPar(this, box, e);
+    const mine = this.model.seat != null ? e.over_par[this.model.seat] : null;
+    if (mine != null) announce(t("par.announce", { n: e.deal_no, d: signed(mine) }));
+  }
+
+  accountChanged() {
+    this.render();
   }
 
   sheetNext(dealNo) {
