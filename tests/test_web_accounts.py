@@ -111,6 +111,15 @@ def test_register_play_reload_still_logged_in_then_log_out(
         expected = ("+" if score > 0 else "−" if score < 0 else "") + f"{abs(score):g}"
         assert rows.first.locator("td.num").first.inner_text() == expected
     page.screenshot(path=str(shots / "history.png"))
+    if result["status"] == "played":
+        # The deal again, step by step, through the `deal` request; "you" in your seat.
+        rows.first.locator(".review-past").click()
+        page.wait_for_selector("#dlg-review[open] #review-step")
+        page.keyboard.press("End")
+        assert page.inner_text("#review-final")
+        assert untranslated(page) == []
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#dlg-review", state="detached")
     page.keyboard.press("Escape")
     page.click("#open-account")
     page.click("#open-leaderboard")

@@ -3,7 +3,8 @@
 // hello: it is never shown, never put in a URL, never logged.
 
 import { h, clear, announce } from "./dom.js";
-import { t, num, signed, currentLanguage } from "./i18n.js";
+import { t, num, signed, currentLanguage, has } from "./i18n.js";
+import { openReview } from "./sheet.js";
 import * as store from "./store.js";
 import { errorText, dialog } from "./ui.js";
 
@@ -198,11 +199,38 @@ function pager(box, load, renderRows) {
   return more;
 }
 
+/**
+ * What the deal review needs of a table view, for a deal seen from the history: the seats by
+ * number (the record names no one), ours as "you".
+ */
+function pastView(seat) {
+  const seatName = (s) => (s === seat ? t("seat.you") : t("seat.n", { n: s + 1 }));
+  return {
+    model: { seat },
+    seatName,
+    tx: (key, s, params = {}) => t(s === seat && has(key + "_you") ? key + "_you" : key, { name: s === seat ? t("seat.you_inline") : seatName(s), ...params }),
+  };
+}
+
+/** Step through one deal of the history (its record from the `deal` request). */
+async function reviewDeal(app, d, where) {
+  try {
+    const c = app.connection();
+    await c.open();
+    const ans = await c.request({ type: "deal", table: d.table, deal_no: d.deal_no });
+    const rec = ans.record;
+    openReview(pastView(d.seat), { deal_no: d.deal_no, result: rec.result, record: rec });
+  } catch (e) {
+    where.textContent = errorText(e);
+  }
+}
+
 /** The player's deals, newest first (the `history` request). */
 export async function openHistory(app) {
   const box = h("div", { class: "history", id: "history" }, h("p", { class: "muted" }, t("lobby.loading")));
   const back = h("button", { type: "button", class: "ghost", onclick: () => { dlg.close(); openAccount(app); } }, t("account.back"));
-  const dlg = dialog("history", t("history.title"), box, [back], { class: "wide" });
+  const err = h("p", { class: "form-error", role: "alert", id: "history-error" });
+  const dlg = dialog("history", t("history.title"), h("div", {}, box, err), [back], { class: "wide" });
   dlg.showModal();
   const c = app.connection();
   const load = async (cursor) => {
@@ -224,7 +252,8 @@ export async function openHistory(app) {
       h("thead", {}, h("tr", {}, head.map(([x, c]) => h("th", { scope: "col", class: c || null }, x)))),
       h("tbody", {}, deals.map((d) => h("tr", {},
         h("td", { class: "when" }, dateTime(d.finished_at)),
-        h("th", { scope: "row" }, d.table_name || d.table, " ", h("span", { class: "muted" }, t("history.deal_no", { n: d.deal_no }))),
+        h("th", { scope: "row" }, d.table_name || d.table, " ", h("span", { class: "muted" }, t("history.deal_no", { n: d.deal_no })),
+          d.status === "played" ? h("button", { type: "button", class: "small ghost review-past", "aria-label": t("history.review_named", { name: d.table_name || d.table, n: d.deal_no }), onclick: () => reviewDeal(app, d, err) }, t("history.review")) : null),
         h("td", { class: "role" }, d.status === "played" && d.role ? t("history.role." + d.role) + (d.contract ? " · " + t("contract." + d.contract) : "") : t("history.annulled")),
         h("td", { class: "res" }, d.status === "played" ? t(d.won ? "history.won" : "history.lost") : "—"),
         // data-label: the column's name, shown above the figure on a phone (no header row there)

@@ -578,4 +578,6 @@ export default {
   "code.rate_limited_wait": {"one": "Příliš mnoho pokusů: zkuste to znovu za {n} sekundu.", "few": "Příliš mnoho pokusů: zkuste to znovu za {n} sekundy.", "many": "Příliš mnoho pokusů: zkuste to znovu za {n} sekundy.", "other": "Příliš mnoho pokusů: zkuste to znovu za {n} sekund."},
   "par.your_rating": "Vaše hodnocení teď: {r} ({d} po tomto rozdání)",
   "board.empty_rating": {"one": "Zatím tu nikdo není: hráč se objeví po {n} hodnoceném rozdání.", "few": "Zatím tu nikdo není: hráč se objeví po {n} hodnocených rozdáních.", "many": "Zatím tu nikdo není: hráč se objeví po {n} hodnocených rozdáních.", "other": "Zatím tu nikdo není: hráč se objeví po {n} hodnocených rozdáních."},
+  "history.review": "Projít",
+  "history.review_named": "Projít rozdání {n} ({name})",
 };

@@ -561,4 +561,6 @@ export default {
   "code.rate_limited_wait": {"one": "Too many attempts: try again in {n} second.", "other": "Too many attempts: try again in {n} seconds."},
   "par.your_rating": "Your rating now: {r} ({d} after this deal)",
   "board.empty_rating": {"one": "Nobody here yet: a player appears after {n} rated deal.", "other": "Nobody here yet: a player appears after {n} rated deals."},
+  "history.review": "Review",
+  "history.review_named": "Review deal {n} of {name}",
 };

@@ -561,4 +561,6 @@ export default {
   "code.rate_limited_wait": {"one": "Trop de tentatives : réessayez dans {n} seconde.", "other": "Trop de tentatives : réessayez dans {n} secondes."},
   "par.your_rating": "Votre classement maintenant : {r} ({d} après cette donne)",
   "board.empty_rating": {"one": "Personne encore : un joueur apparaît après {n} donne classée.", "other": "Personne encore : un joueur apparaît après {n} donnes classées."},
+  "history.review": "Revoir",
+  "history.review_named": "Revoir la donne {n} de {name}",
 };
