@@ -200,35 +200,43 @@ class Landing {
     this.renderLobby();
   }
 
-  /** Logged in or out, or the server turned out to speak accounts: draw the page again,
-   * keeping what was typed (a guest's name) and where the focus was. */
+  /**
+   * Logged in or out, or the server turned out to speak accounts: only the name field changes
+   * (a guest's typed name, the focus and an open "Play with friends" panel stay as they are).
+   */
   accountChanged() {
-    const input = this.root.querySelector("#name");
-    if (input && !app.player && !input.readOnly) app.name = input.value.slice(0, 32);
-    const active = document.activeElement;
-    const id = active && this.root.contains(active) ? active.id : null;
-    const caret = id && active.selectionStart != null ? [active.selectionStart, active.selectionEnd] : null;
-    this.relabel();
-    const again = id && document.getElementById(id);
-    if (again) {
-      again.focus({ preventScroll: true });
-      if (caret && again.setSelectionRange) again.setSelectionRange(...caret);
+    const box = this.root.querySelector("#name-box");
+    if (!box) return;
+    const input = box.querySelector("#name");
+    const hint = box.querySelector("#name-hint");
+    if (input && !app.player && !input.readOnly) {
+      if (hint) hint.remove();
+      const fresh = this.nameHint();
+      if (fresh) box.append(fresh);
+      input.setAttribute("aria-describedby", "name-hint");
+    } else {
+      clear(box).append(...this.nameField());
     }
+    const c = this.root.querySelector("#c-name");
+    if (c) c.placeholder = t("quick.table_name", { name: app.displayName() });
   }
 
-  render() {
-    const s = app.settings;
+  /** Logged in, the name is the account's; a guest may type any name (shown as a guest's). */
+  nameHint() {
+    if (!app.player && !app.accounts) return null;
+    return app.player
+      ? h("p", { class: "hint", id: "name-hint" }, t("landing.name_account"), " ",
+        h("button", { type: "button", class: "linklike", id: "name-account", onclick: () => openAccount(app) }, t("account.profile")))
+      : h("p", { class: "hint", id: "name-hint" }, app.keyRefused ? t("account.key_refused") + " " : "", t("landing.name_guest"), " ",
+        h("button", { type: "button", class: "linklike", id: "name-login", onclick: () => openAccount(app) }, t("account.login_or_register")));
+  }
+
+  nameField() {
     const nameInput = h("input", {
       id: "name", name: "name", type: "text", maxlength: "32", autocomplete: "nickname",
       value: app.player ? app.player.name : app.name, placeholder: t("landing.default_name"), required: false,
       readonly: app.player ? true : null, "aria-describedby": app.player || app.accounts ? "name-hint" : null,
     });
-    // Logged in, the name is the account's; a guest may type any name (shown as a guest's).
-    const nameHint = !app.player && !app.accounts ? null : app.player
-      ? h("p", { class: "hint", id: "name-hint" }, t("landing.name_account"), " ",
-        h("button", { type: "button", class: "linklike", id: "name-account", onclick: () => openAccount(app) }, t("account.profile")))
-      : h("p", { class: "hint", id: "name-hint" }, app.keyRefused ? t("account.key_refused") + " " : "", t("landing.name_guest"), " ",
-        h("button", { type: "button", class: "linklike", id: "name-login", onclick: () => openAccount(app) }, t("account.login_or_register")));
     nameInput.addEventListener("change", () => {
       if (app.player) return;
       app.name = nameInput.value.trim().slice(0, 32);
@@ -239,6 +247,11 @@ class Landing {
       const name = nameInput.value.trim().slice(0, 32) || t("landing.default_name");
       if (c) c.placeholder = t("quick.table_name", { name });
     });
+    return [nameInput, this.nameHint()];
+  }
+
+  render() {
+    const s = app.settings;
     const lang = h("select", { id: "lang", name: "lang" },
       LANGUAGES.map((l) => h("option", { value: l.code, selected: l.code === currentLanguage(), lang: l.code }, l.name)));
     lang.addEventListener("change", () => app.setLanguage(lang.value));
@@ -259,7 +272,7 @@ class Landing {
       h("h2", { id: "quick-title" }, t("landing.quick_title")),
       h("p", { class: "lede" }, t("landing.tagline")),
       h("div", { class: "fields" },
-        h("label", { for: "name" }, t("landing.name")), h("div", { class: "with-desc" }, nameInput, nameHint),
+        h("label", { for: "name" }, t("landing.name")), h("div", { class: "with-desc", id: "name-box" }, ...this.nameField()),
         h("label", { for: "lang" }, t("landing.language")), lang,
         h("label", { for: "series" }, t("landing.series")), length,
         h("label", { for: "level" }, t("landing.level")), h("div", { class: "with-desc" }, level, levelDesc)),
@@ -268,7 +281,7 @@ class Landing {
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
       if (!app.player) {
-        app.name = nameInput.value.trim().slice(0, 32);
+        app.name = form.querySelector("#name").value.trim().slice(0, 32);
         store.setName(app.name);
       }
       sessionStorage.setItem("atout.series", length.value);
