@@ -8,6 +8,7 @@ shown as suit symbol + rank (``♥10`` is code ``H10``), hearts and diamonds in 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -16,6 +17,8 @@ from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
+
+from protocol.text import CONTROL_CLASS
 
 from . import cards as C
 from .i18n import Tr
@@ -31,13 +34,28 @@ STYLE = {
 }
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Every character protocol.text.printable spells out (C0, DEL, C1, line and paragraph
+# separators, bidirectional controls), except the newline and tab of our own texts.
+_CONTROL = re.compile(f"(?![\n\t])[{CONTROL_CLASS}]")
+_CONTROL_LINE = re.compile(f"[{CONTROL_CLASS}]")
+
+
+def _spell(m: re.Match[str]) -> str:
+    n = ord(m.group())
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
 
 
 def safe(text: str) -> str:
-    """``text`` with control characters made visible (``\x1b`` as ``\\x1b``): names, table
-    names and server messages come from other people and must not drive the terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with control characters made visible (``\x1b`` as ``\\x1b``, a bidi override
+    as ``\\u202e``): the equivalent of :func:`protocol.text.printable` that keeps the newlines
+    and tabs of multi-line texts."""
+    return _CONTROL.sub(_spell, text)
+
+
+def safe_line(text: object) -> str:
+    """One line from other people (a name, a table name or id, a server message): every
+    control character made visible, newlines and tabs too, so it cannot break the layout."""
+    return _CONTROL_LINE.sub(_spell, str(text))
 
 
 class CardStyle:
@@ -91,14 +109,16 @@ def fmt_score(x: float | int | None, tr: Tr | None = None) -> str:
     return s if s.startswith(("-", "−")) or s == "0" else "+" + s
 
 
-def seat_name(model: TableModel, seat: int | None, tr: Tr) -> str:
+def seat_name(model: TableModel, seat: int | None, tr: Tr, *, in_text: bool = False) -> str:
+    """A seat's player as the reader sees it: ``You`` for our own seat (``you`` inside a
+    sentence, ``in_text``), a player's name, ``AI 2``, or ``Seat 2``."""
     if seat is None:
         return "—"
     if model.seat is not None and seat == model.seat:
-        return tr("seat.you")
+        return tr("seat.you_in" if in_text else "seat.you")
     info = model.seat_info(seat)
     if info.get("kind") == "human" and info.get("name"):
-        return safe(str(info["name"]))
+        return safe_line(info["name"])
     if info.get("kind") == "ai" or info.get("ai"):
         return tr("seat.ai", n=seat)
     return tr("seat.n", n=seat)
@@ -191,26 +211,28 @@ def _played(d: DealModel | None) -> tuple[dict[int, str], int | None]:
 
 def compass(model: TableModel, tr: Tr, cs: CardStyle) -> RenderableType:
     """The table seen from our chair: across at the top, left and right, us at the bottom;
-    under each player the card in the current trick (or the bid, while bidding)."""
+    under each player the card in the current trick (or the bid, while bidding), or the
+    marker of the one who must act (on its own line: a narrow terminal never splits it). A
+    spectator sees the table from seat 0, each player labelled with their seat."""
     d = model.deal
     played, leader = _played(d)
     where = positions(model)
 
     def cell(seat: int) -> Text:
         t = Text(seat_name(model, seat, tr), style="bold" if seat == model.seat else "")
-        t.append(f" ({tr('pos.' + where[seat])})", style="dim")
-        mark = turn_marker(model, tr, seat)
-        if mark.plain:
-            t.append(" ")
-            t.append_text(mark)
+        label = tr("pos.seat", n=seat) if model.seat is None else tr("pos." + where[seat])
+        t.append(f" ({label})", style="dim")
         t.append("\n")
-        if d is not None and d.phase == "bidding":
+        mark = turn_marker(model, tr, seat)
+        if d is not None and d.phase == "bidding" and d.bid_of(seat):
             bid = d.bid_of(seat)
-            t.append(tr.contract(bid) if bid else "·", style="dim" if bid in (None, "pass") else "")
+            t.append(tr.contract_short(bid), style="dim" if bid == "pass" else "")
         elif seat in played:
             t.append_text(cs.text(played[seat]))
             if seat == leader:
                 t.append(f" ({tr('screen.led')})", style="dim")
+        elif mark.plain:
+            t.append_text(mark)
         else:
             t.append("·", style="dim")
         return t
@@ -226,6 +248,22 @@ def compass(model: TableModel, tr: Tr, cs: CardStyle) -> RenderableType:
     return grid
 
 
+def table_title(model: TableModel, tr: Tr) -> str:
+    """``Table X · deal 3 of 4``: the deal's number at the table, and how far the series is.
+    After a deal nobody took (dealt again, R3), the two differ: ``deal 5 · 2 of 4 scored``."""
+    d = model.deal
+    total = model.info.get("deals")
+    deal_no = d.deal_no if d else int(model.info.get("deal_no") or 0)
+    table = safe_line(model.table)
+    if not total:
+        return tr("screen.title", table=table, deal=deal_no)
+    position = model.series_position()
+    if not deal_no or deal_no == position:
+        return tr("screen.title_of", table=table, deal=position, total=total)
+    scored = int(model.info.get("scored") or 0)
+    return tr("screen.title_redealt", table=table, deal=deal_no, scored=scored, total=total)
+
+
 def table_view(
     model: TableModel, tr: Tr, cs: CardStyle, width: int | None = None
 ) -> RenderableType:
@@ -234,18 +272,13 @@ def table_view(
     discard, poignées and the last trick. Compact below 80 columns."""
     d = model.deal
     compact = (width or 100) < COMPACT
-    total = model.info.get("deals")
-    deal_no = d.deal_no if d else model.info.get("deal_no", 0)
-    title = (
-        tr("screen.title_of", table=model.table, deal=model.series_position(), total=total)
-        if total
-        else tr("screen.title", table=model.table, deal=deal_no)
-    )
+    title = table_title(model, tr)
     seats = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, padding=(0, 1))
     if not compact:
         seats.add_column(tr("screen.seat"), justify="right")
-    seats.add_column(tr("screen.player"), overflow="fold")
-    seats.add_column(tr("screen.bid"), overflow="fold")
+    # a player's roles stay on the player's line (`AI 2 (dealer, taker)`), never wrapped
+    seats.add_column(tr("screen.player"), no_wrap=True)
+    seats.add_column(tr("screen.bid"), no_wrap=True)
     show_tricks = d is not None and d.phase in ("play", "over")
     if show_tricks:
         seats.add_column(tr("screen.won"), justify="right")
@@ -269,10 +302,7 @@ def table_view(
         if roles:
             name.append(f" ({', '.join(roles)})", style="italic")
         bid = d.bid_of(s) if d else None
-        if compact and bid:
-            bid_text = Text(tr.contract_short(bid), style="dim" if bid == "pass" else "")
-        else:
-            bid_text = Text(tr.contract(bid) if bid else "", style="dim" if bid == "pass" else "")
+        bid_text = Text(tr.contract_short(bid) if bid else "", style="dim" if bid == "pass" else "")
         row: list[str | Text] = []
         if not compact:
             row.append(str(s))
@@ -299,13 +329,15 @@ def _deal_lines(model: TableModel, d: DealModel, tr: Tr, cs: CardStyle) -> list[
             tr(
                 "screen.contract",
                 contract=tr.contract(d.contract),
-                taker=seat_name(model, d.taker, tr),
+                taker=seat_name(model, d.taker, tr, in_text=True),
             ),
             style="bold",
         )
         lines.append(line)
     if d.chelem_announced:
-        lines.append(Text(tr("screen.chelem", name=seat_name(model, d.taker, tr)), style="bold"))
+        lines.append(
+            Text(tr("screen.chelem", name=seat_name(model, d.taker, tr, in_text=True)), style="bold")
+        )
     if d.chien:
         lines.append(tr_text(tr, "screen.chien", {"cards": cs.row(C.sort_cards(d.chien))}))
     elif d.contract in ("garde_sans", "garde_contre"):
@@ -333,7 +365,7 @@ def _deal_lines(model: TableModel, d: DealModel, tr: Tr, cs: CardStyle) -> list[
                 tr,
                 "screen.last_trick",
                 {"cards": trick_text(model, last, tr, cs)},
-                name=seat_name(model, last["winner"], tr),
+                name=seat_name(model, last["winner"], tr, in_text=True),
             )
         )
     return lines
@@ -442,16 +474,17 @@ def standings_view(model: TableModel, tr: Tr, *, final: bool = False) -> Rendera
     elif sc and d is not None and d.deal_no == sc.get("deal_no"):
         title = tr("sum.standings", n=sc.get("deal_no"))
     else:
-        title = tr("sum.standings_before", n=model.series_position())
+        now = d.deal_no if d is not None else int(model.info.get("deal_no") or 0) + 1
+        title = tr("sum.standings_before", n=max(1, now))
     parts: list[RenderableType] = [t]
     if final:
         best = max(float(x) for x in totals)
         winners = [seat_name(model, s, tr) for s in range(4) if float(totals[s]) == best]
-        line = (
-            tr("sum.winner", name=winners[0])
-            if len(winners) == 1
-            else tr("sum.winners", names=", ".join(winners))
-        )
+        mine = model.seat is not None and float(totals[model.seat]) == best
+        if len(winners) == 1:
+            line = tr("sum.you_win") if mine else tr("sum.winner", name=winners[0])
+        else:
+            line = tr("sum.winners", names=", ".join(winners))
         parts.append(Text(line, style="bold green"))
     return Panel(Group(*parts), title=title, title_align="left", box=box.ROUNDED, expand=False)
 
@@ -469,18 +502,22 @@ def score_sheet_view(model: TableModel, tr: Tr, compact: bool = False) -> Render
     for s in range(4):
         t.add_column(seat_name(model, s, tr), justify="right")
     running = [0.0, 0.0, 0.0, 0.0]
-    for d in deals:
+    for group in _sheet_rows(deals):
+        d = group[0]
         r = d.result or {}
         scores = [float(x) for x in r.get("scores") or [0, 0, 0, 0]]
         running = [a + b for a, b in zip(running, scores, strict=True)]
-        row: list[str | Text] = [str(d.deal_no)]
         if r.get("status") != "played":
-            row.append(Text(tr("sheet.annulled"), style="dim"))
+            # deals nobody took, in a row with the same reason: one line (`2–5`), as a club
+            # sheet notes them
+            first, last = group[0].deal_no, group[-1].deal_no
+            row: list[str | Text] = [str(first) if first == last else f"{first}–{last}"]
+            row.append(Text(tr("sheet.annulled", n=len(group)), style="dim"))
             if not compact:
                 row.append("")
             row.append(Text(tr(f"reason.{r.get('reason')}") if r.get("reason") else "", "dim"))
         else:
-            row.append(tr.contract_short(r.get("contract")))
+            row = [str(d.deal_no), tr.contract_short(r.get("contract"))]
             if not compact:
                 row.append(seat_name(model, r.get("taker"), tr))
             diff = abs(float(r.get("taker_points") or 0) - float(r.get("target") or 0))
@@ -503,6 +540,26 @@ def score_sheet_view(model: TableModel, tr: Tr, compact: bool = False) -> Render
         )
     body: RenderableType = t if deals else Text(tr("sheet.none"))
     return Panel(body, title=tr("sheet.title"), title_align="left", box=box.ROUNDED, expand=False)
+
+
+def _sheet_rows(deals: list[DealModel]) -> list[list[DealModel]]:
+    """The deals of a score sheet, each played deal alone and consecutive annulled deals with
+    the same reason together."""
+    rows: list[list[DealModel]] = []
+    for d in deals:
+        r = d.result or {}
+        prev = (rows[-1][-1].result or {}) if rows else {}
+        if (
+            rows
+            and r.get("status") != "played"
+            and prev.get("status") != "played"
+            and prev.get("reason") == r.get("reason")
+            and rows[-1][-1].deal_no + 1 == d.deal_no
+        ):
+            rows[-1].append(d)
+        else:
+            rows.append([d])
+    return rows
 
 
 def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> RenderableType:
@@ -579,7 +636,7 @@ def tables_view(
     says how many there are and how to see them all."""
     if not tables:
         return Text(tr("tables.none"))
-    t = Table(box=box.SIMPLE_HEAD, title=tr("tables.title", url=safe(url)), title_justify="left")
+    t = Table(box=box.SIMPLE_HEAD, title=tr("tables.title", url=safe_line(url)), title_justify="left")
     for key in (
         "tables.id",
         "tables.name",
@@ -593,7 +650,7 @@ def tables_view(
         players = []
         for s in info.get("seats") or []:
             if s.get("kind") == "human":
-                players.append(safe(str(s.get("name") or "?")))
+                players.append(safe_line(s.get("name") or "?"))
             elif s.get("kind") == "ai":
                 players.append(tr("seat.ai", n=s.get("seat")))
         deals = info.get("deals")
@@ -602,8 +659,8 @@ def tables_view(
             deal_no += 1
         deal = f"{deal_no}/{deals}" if deals else str(info.get("deal_no", 0))
         t.add_row(
-            safe(str(info.get("table"))),
-            safe(str(info.get("name"))),
+            safe_line(info.get("table")),
+            safe_line(info.get("name") or ""),
             tr(f"state.{info.get('state')}"),
             ", ".join(players) or tr("seat.empty"),
             deal,
@@ -630,6 +687,40 @@ def tr_text(tr: Tr, key: str, parts: dict[str, Text] | None = None, **kw: Any) -
     return out
 
 
+def _folded(text: str) -> str:
+    """Lower case without accents: `regles` finds `Règles`, `vymluva` finds `Výmluva`."""
+    return "".join(
+        c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c)
+    )
+
+
+def find_section(doc: Any, topic: str) -> Any:
+    """The section a player asks for: its number in the list of topics (`rules 6`), its id,
+    its title or the start of it, a rule number (`R7.5`), or a word of its title (`excuse`,
+    `écart`, `zdvih`), accents optional; None when nothing or several match."""
+    topic = topic.strip()
+    sections = list(doc.sections)
+    if topic.isdigit():
+        n = int(topic)
+        return sections[n - 1] if 1 <= n <= len(sections) else None
+    found = doc.section(topic)
+    if found is not None:
+        return found
+    key = _folded(topic)
+    if not key:
+        return None
+    words = re.compile(r"[\w']+")
+    hits = [
+        sec
+        for sec in sections
+        if any(
+            w.startswith(key) or w.split("'")[-1].startswith(key)
+            for w in words.findall(_folded(sec.title))
+        )
+    ]
+    return hits[0] if len(hits) == 1 else None
+
+
 def rules_view(tr: Tr, topic: str = "", *, paragraph_only: bool = False) -> RenderableType:
     """The player rule texts (``protocol.texts``): the list of topics, one topic's section, or
     (``paragraph_only``, for a refusal's rule) the paragraph explaining one rule number."""
@@ -640,7 +731,7 @@ def rules_view(tr: Tr, topic: str = "", *, paragraph_only: bool = False) -> Rend
     if paragraph_only and topic:
         hit = doc.find(topic)
         if hit is None:
-            return Text(tr("rules.unknown", topic=safe(topic)))
+            return Text(tr("rules.unknown", topic=safe_line(topic)))
         body = Text(safe(hit.paragraph.text))
         return Panel(
             body,
@@ -654,8 +745,8 @@ def rules_view(tr: Tr, topic: str = "", *, paragraph_only: bool = False) -> Rend
         t = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_header=False)
         t.add_column(style="bold")
         t.add_column()
-        for top in doc.topics():
-            t.add_row(top.id, safe(top.title))
+        for i, top in enumerate(doc.topics(), 1):
+            t.add_row(str(i), safe(top.title))
         return Panel(
             Group(t, Text(tr("rules.help"), style="dim")),
             title=safe(doc.title),
@@ -663,10 +754,10 @@ def rules_view(tr: Tr, topic: str = "", *, paragraph_only: bool = False) -> Rend
             box=box.ROUNDED,
             expand=False,
         )
-    section = doc.section(topic)
+    section = find_section(doc, topic)
     if section is None:
         return Group(
-            Text(tr("rules.unknown", topic=safe(topic))),
+            Text(tr("rules.unknown", topic=safe_line(topic))),
             rules_view(tr, ""),
         )
     paras = [Text(safe(p.text) + f"  ({', '.join(p.rules)})" if p.rules else safe(p.text))
