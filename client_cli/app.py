@@ -44,6 +44,7 @@ from .render import (
     hand_view,
     review_view,
     safe,
+    safe_line,
     score_sheet_view,
     seat_name,
     standings_view,
@@ -448,7 +449,7 @@ class Game:
         if key in self.tr.table:
             text = self.tr(key)
         else:
-            text = self.tr("err.server", message=safe(str(msg.get("message", ""))))
+            text = self.tr("err.server", message=safe_line(msg.get("message", "")))
         if msg.get("rule"):
             text += " " + self.tr("err.rule", rule=msg["rule"])
         return text
@@ -549,7 +550,7 @@ class Game:
         quiet = self.opts.json
         if t == "seat":
             n = int(ev.get("seat", 0))
-            who = safe(str(ev.get("name") or "?"))
+            who = safe_line(ev.get("name") or "?")
             prev = before[n] if 0 <= n < 4 else {}
             if ev.get("kind") == "human" and n != m.seat:
                 if prev.get("kind") != "human" or prev.get("name") != ev.get("name"):
@@ -1027,7 +1028,7 @@ class Game:
         try:
             self.settings.set(key, value)
         except ValueError:
-            self.ui.error(self.tr("set.bad", key=safe(key), value=safe(value)))
+            self.ui.error(self.tr("set.bad", key=safe_line(key), value=safe_line(value)))
             self.ui.say(self.tr("set.help"), "dim")
             return
         self.settings.save()

@@ -21,7 +21,7 @@ from .i18n import LANGUAGES, Tr, detect_language, translate_argparse
 from .lineinput import LineInput
 from .model import TableModel
 from .net import Link, LinkError, ServerError, normalize_url
-from .render import rules_view, safe, tables_view
+from .render import rules_view, safe_line, tables_view
 from .seats import state_dir
 from .settings import Settings
 
@@ -219,8 +219,8 @@ def _levels_text(tr: Tr, levels: list[dict[str, Any]]) -> str:
     lines = [tr("cli.levels")]
     for lv in levels:
         key = f"ai.{lv['level']}"
-        desc = tr(key) if key in tr.table else safe(str(lv.get("description") or ""))
-        lines.append(f"  {safe(lv['level'])}: {desc}")
+        desc = tr(key) if key in tr.table else safe_line(str(lv.get("description") or ""))
+        lines.append(f"  {safe_line(lv['level'])}: {desc}")
     return "\n".join(lines)
 
 
@@ -251,10 +251,10 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
             return await accounts.run(args, link, ui, tr, url)
         if args.command == "tables":
             return await _list_tables(args, link, ui, tr, url)
-        ui.note(tr("net.connected", url=url, name=safe(name)))
+        ui.note(tr("net.connected", url=url, name=safe_line(name)))
         if link.key is not None:
             player = welcome.get("player")
-            ui.note(tr("acct.as_player", name=safe(name)) if player else tr("acct.guest_here"))
+            ui.note(tr("acct.as_player", name=safe_line(name)) if player else tr("acct.guest_here"))
         levels = ai_levels(welcome)
         offered = [lv["level"] for lv in levels]
         if getattr(args, "ai", None) in ("list", "?", "help"):
@@ -268,7 +268,7 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
                 await link.call({"type": "watch", "table": args.table})
                 link.watching = args.table
                 model.table = args.table
-                ui.say(tr("watch.done", table=safe(args.table)), "bold")
+                ui.say(tr("watch.done", table=safe_line(args.table)), "bold")
             else:
                 if args.command in ("play", "create"):
                     public = (
@@ -299,7 +299,7 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
                 if args.command == "play":
                     key = f"ai.{args.ai}"
                     label = tr(key).split(" (")[0] if key in tr.table else args.ai
-                    ui.say(tr("play.created", ai=safe(label), seat=joined["seat"]), "bold")
+                    ui.say(tr("play.created", ai=safe_line(label), seat=joined["seat"]), "bold")
                     await link.call({"type": "start", "table": table})
                 elif args.command == "create":
                     ui.say(tr("create.done", table=table), "bold")
@@ -316,7 +316,7 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
                     ui.say(tr("join.done", seat=joined["seat"], table=table), "bold")
         except ServerError as e:
             code = e.code
-            tid = safe(str(getattr(args, "table", "")))
+            tid = safe_line(str(getattr(args, "table", "")))
             if code == "no_such_table":
                 ui.error(tr("err.no_table", table=tid))
             elif code == "table_full":
@@ -324,10 +324,10 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
             elif code == "seat_taken":
                 ui.error(tr("err.seat_taken"))
             elif code == "invalid_field" and args.command in ("play", "create"):
-                ui.error(tr("err.server", message=safe(str(e.msg.get("message", "")))))
+                ui.error(tr("err.server", message=safe_line(str(e.msg.get("message", "")))))
                 ui.say(_levels_text(tr, levels))
             else:
-                ui.error(tr("err.server", message=safe(str(e.msg.get("message", "")))))
+                ui.error(tr("err.server", message=safe_line(str(e.msg.get("message", "")))))
             return 1
         line_input.start(queue)
         ui.line_buffer = line_input.line_buffer

@@ -336,7 +336,9 @@ def _deal_lines(model: TableModel, d: DealModel, tr: Tr, cs: CardStyle) -> list[
         lines.append(line)
     if d.chelem_announced:
         lines.append(
-            Text(tr("screen.chelem", name=seat_name(model, d.taker, tr, in_text=True)), style="bold")
+            Text(
+                tr("screen.chelem", name=seat_name(model, d.taker, tr, in_text=True)), style="bold"
+            )
         )
     if d.chien:
         lines.append(tr_text(tr, "screen.chien", {"cards": cs.row(C.sort_cards(d.chien))}))
@@ -474,7 +476,11 @@ def standings_view(model: TableModel, tr: Tr, *, final: bool = False) -> Rendera
     elif sc and d is not None and d.deal_no == sc.get("deal_no"):
         title = tr("sum.standings", n=sc.get("deal_no"))
     else:
-        now = d.deal_no if d is not None else int(model.info.get("deal_no") or 0) + 1
+        # the table's deal numbers, as `after deal N` and the table's title count them
+        if d is not None:
+            now = d.deal_no + (1 if d.phase == "over" else 0)
+        else:
+            now = int(model.info.get("deal_no") or 0) + 1
         title = tr("sum.standings_before", n=max(1, now))
     parts: list[RenderableType] = [t]
     if final:
@@ -636,7 +642,9 @@ def tables_view(
     says how many there are and how to see them all."""
     if not tables:
         return Text(tr("tables.none"))
-    t = Table(box=box.SIMPLE_HEAD, title=tr("tables.title", url=safe_line(url)), title_justify="left")
+    t = Table(
+        box=box.SIMPLE_HEAD, title=tr("tables.title", url=safe_line(url)), title_justify="left"
+    )
     for key in (
         "tables.id",
         "tables.name",

@@ -1283,3 +1283,186 @@ def test_ai_levels_come_from_the_server_when_it_says() -> None:
     offered = [{"level": "easy", "description": "e"}, {"level": "strong", "description": "s"}]
     assert [lv["level"] for lv in ai_levels({"ai_levels": offered})] == ["easy", "strong"]
     assert [lv["level"] for lv in ai_levels({})] == ["easy", "normal", "strong"]
+
+
+# ---------------------------------------------------------------------- polish
+
+
+def test_bidi_controls_and_line_separators_in_names_are_shown_escaped() -> None:
+    """A name may not reorder or break what the terminal shows: a right-to-left override
+    (U+202E), an isolate (U+2066) or a line separator (U+2028) from a name or a table name is
+    spelled out everywhere it is printed, as protocol.text.printable does."""
+    from client_cli.render import compass, safe
+
+    m = TableModel(table="T\u2066x", seat=0, info=_info())
+    m.info["seats"][2]["name"] = "Bob\u202etxt.exe"
+    m.info["seats"][0]["name"] = "me"
+    for shown in (table_view(m, Tr("en"), CS), compass(m, Tr("en"), CS)):
+        text = _render(shown)
+        assert "\u202e" not in text and "Bob\\u202etxt.exe" in text
+    assert "T\\u2066x" in _render(table_view(m, Tr("en"), CS))
+    info = {**_info("waiting"), "table": "T\u2028", "name": "club\u2029"}
+    info["seats"][0]["name"] = "Ann\u2028Eve"
+    listing = _render(tables_view([info], Tr("en"), "ws://x"))
+    assert "\u2028" not in listing and "\u2029" not in listing
+    assert "T\\u2028" in listing and "club\\u2029" in listing and "Ann\\u2028Eve" in listing
+    # narration: a player sitting down with such a name
+    game, out = _game("en")
+    msgs, _ = deal_stream(2, 0)
+    _feed(game, msgs[:1])
+    game._on_message({"type": "event", "table": "T1", "v": 50, "turn": None, "event": {
+        "type": "seat", "seat": 3, "kind": "human", "name": "Eve\u200f\u2028Mal",
+        "connected": True}})  # fmt: skip
+    said = out.getvalue()
+    assert "Eve\\u200f\\u2028Mal" in said and "\u2028" not in said and "\u200f" not in said
+    # multi-line texts keep their own newlines and tabs; one-line texts spell them out
+    from client_cli.render import safe_line
+
+    assert safe("a\nb\tc\u202e") == "a\nb\tc\\u202e"
+    assert safe_line("a\nb\tc") == "a\\x0ab\\x09c"
+
+
+def test_a_deal_dealt_again_is_named_in_the_title() -> None:
+    """R3: a deal nobody took is dealt again and does not count, so the table's deal number
+    runs ahead of the series: `deal 5 · 2 of 4 scored`, not `deal 3 of 4` on deal 5."""
+    msgs, _ = deal_stream(5, 0, deal_no=5)
+    msgs[0]["info"].update(deal_no=4, scored=2)
+    m = TableModel(table="T1", seat=0)
+    for msg in msgs[:2]:
+        m.apply(msg)
+    assert m.deal is not None and m.deal.deal_no == 5
+    shown = _render(table_view(m, Tr("en"), CS))
+    assert "Table T1 · deal 5 · 2 of 4 scored" in shown and "deal 3 of 4" not in shown
+    from client_cli.render import table_title
+
+    assert table_title(m, Tr("en")) == "Table T1 · deal 5 · 2 of 4 scored"
+    assert table_title(m, Tr("fr")) == "Table T1 · donne 5 · 2 sur 4 comptées"
+    assert table_title(m, Tr("cs")) == "Stůl T1 · rozdání 5 · 2 z 4 započtena"
+    m.info["scored"] = 1
+    assert table_title(m, Tr("fr")).endswith("1 sur 4 comptée")
+    assert table_title(m, Tr("cs")).endswith("1 z 4 započteno")
+    # no deal dealt again: the plain `deal 3 of 4`
+    m.info["scored"] = 2
+    m.deal.deal_no = 3
+    assert table_title(m, Tr("en")) == "Table T1 · deal 3 of 4"
+    # the standings count deals as the title does
+    assert "Standings before deal 3" in _render(standings_view(m, Tr("en")))
+
+
+def test_a_spectator_sees_each_player_labelled_with_their_seat() -> None:
+    """A spectator has no `left` or `right`: each player of the compass is labelled with
+    their seat number; a seated player keeps left, across and right."""
+    from client_cli.render import compass
+
+    m = TableModel(table="T1", seat=None, info=_info())
+    text = _render(compass(m, Tr("en"), CS))
+    for label in ("Ann (seat 0)", "AI 1 (seat 1)", "Bob (seat 2)", "AI 3 (seat 3)"):
+        assert label in text, text
+    assert "right" not in text and "left" not in text and "across" not in text
+    assert "Počítač 1 (místo 1)" in _render(compass(m, Tr("cs"), CS))
+    m.seat = 0
+    assert "AI 1 (right)" in _render(compass(m, Tr("en"), CS))
+
+
+def test_you_inside_a_sentence_is_lower_case_and_agrees() -> None:
+    """Our seat is `You` as a label and `you` inside a sentence (`taker: you`, `won by
+    you`); Czech sentences that name a seat have no verb that `vy` would have to agree with."""
+    from client_cli.render import _deal_lines
+
+    for seed in range(40):
+        msgs, _ = deal_stream(seed, 0, take=True)
+        m = TableModel(table="T1", seat=0)
+        for msg in msgs:
+            m.apply(msg)
+            d = m.deal
+            if d is not None and d.phase == "play" and d.tricks and d.tricks[-1]["winner"] == 0:
+                break
+        else:
+            continue
+        break
+    else:
+        pytest.fail("no deal where we take and win a trick")
+    d.chelem_announced = True
+    want = {
+        "en": ("taker: you", "Chelem announced by you", "Last trick (won by you)"),
+        "fr": ("preneur : vous", "Chelem annoncé par vous", "Dernier pli (remporté par vous)"),
+        "cs": ("beroucí: vy", "Hlášený slam (chelem): vy", "Poslední zdvih (vítěz: vy)"),
+    }
+    for lang, phrases in want.items():
+        text = " ".join(t.plain for t in _deal_lines(m, d, Tr(lang), CS))
+        for phrase in phrases:
+            assert phrase in text, (lang, phrase, text)
+    # a label stays capitalised
+    assert "You (taker)" in _render(table_view(m, Tr("en"), CS))
+
+
+def test_the_turn_marker_has_its_own_line_and_bids_are_short() -> None:
+    """At 60 columns the compass never splits `◀ to bid` from itself nor glues it to a name;
+    a bid shows as its contract's name without the multiplier."""
+    from client_cli.render import compass
+
+    msgs, _ = deal_stream(4, 0)
+    m = TableModel(table="T1", seat=0)
+    for msg in msgs[:2]:
+        m.apply(msg)
+    d = m.deal
+    assert d is not None and d.phase == "bidding"
+    text = _render(compass(m, Tr("en"), CS), width=60)
+    marked = [ln for ln in text.splitlines() if "◀" in ln]
+    assert len(marked) == 1 and "◀ to bid" in marked[0] and "(" not in marked[0]
+    m.apply({"type": "event", "table": "T1", "v": 99, "turn": (d.turn + 1) % 4,
+             "event": {"type": "bid", "seat": d.turn, "contract": "garde_contre"}})  # fmt: skip
+    for width in (60, 100):
+        for shown in (compass(m, Tr("en"), CS), table_view(m, Tr("en"), CS, width)):
+            text = _render(shown, width=width)
+            assert "garde contre le chien" in text and "(×6)" not in text
+
+
+def test_the_winner_line_speaks_to_us_and_annulled_deals_share_a_line() -> None:
+    """The final standings say `You win!` to the winner; on the score sheet, deals nobody
+    took in a row for the same reason are one line (`2–3`) with the right agreement."""
+    from client_cli.model import DealModel
+    from client_cli.render import score_sheet_view
+
+    m = TableModel(table="T1", seat=1, info={**_info(), "scores": [-10, 30, -10, -10]})
+    assert "You win!" in _render(standings_view(m, Tr("en"), final=True))
+    assert "Vyhráváte!" in _render(standings_view(m, Tr("cs"), final=True))
+    m.seat = 0
+    assert "Winner: AI 1!" in _render(standings_view(m, Tr("en"), final=True))
+    passed = {"status": "annulled", "reason": "all_passed", "scores": [0, 0, 0, 0]}
+    m = TableModel(table="T1", seat=0, info={**_info(), "scored": 2})
+    m.series_start = 1
+    m.deals[1] = DealModel(deal_no=1, result=_played_result())
+    m.deals[2] = DealModel(deal_no=2, result=dict(passed))
+    m.deals[3] = DealModel(deal_no=3, result=dict(passed))
+    m.deals[4] = DealModel(deal_no=4, result=_played_result())
+    m.deals[5] = DealModel(deal_no=5, result=dict(passed))
+    for lang, many, one in (("en", "annulled", "annulled"), ("fr", "annulées", "annulée"),
+                            ("cs", "zrušena", "zrušeno")):  # fmt: skip
+        lines = [ln for ln in _render(score_sheet_view(m, Tr(lang))).splitlines() if ln.strip()]
+        assert any("2–3" in ln and f" {many} " in ln for ln in lines), (lang, lines)
+        assert any(re.search(rf"│\s*5\s+{one}\b", ln) for ln in lines), (lang, lines)
+        assert not any(re.search(r"│\s*[23]\s", ln) for ln in lines)
+
+
+def test_rules_topics_by_number_or_a_word_of_their_title_accents_optional() -> None:
+    """`rules 7`, `rules excuse`, `pravidla vymluva`, `règles ecart`: the list is numbered and
+    a topic is found by its number or a word of its title, with or without accents."""
+    from client_cli.render import rules_view
+    from protocol import texts
+
+    assert "The Excuse" in _render(rules_view(Tr("en"), "excuse"))
+    assert "Výmluva" in _render(rules_view(Tr("cs"), "vymluva"))
+    assert "Playing a trick" in _render(rules_view(Tr("en"), "6"))
+    from client_cli.render import find_section
+
+    doc = texts.load("en")
+    listing = _render(rules_view(Tr("en")))
+    first = doc.sections[0].title
+    assert re.search(rf"1\s+{re.escape(first)}", listing)
+    assert find_section(doc, "1") is doc.sections[0]
+    assert find_section(doc, "99") is None
+    assert find_section(doc, "excuse").title == "The Excuse"
+    assert find_section(texts.load("cs"), "vymluva").title == "Výmluva"
+    assert "écart" in find_section(texts.load("fr"), "ecart").title
+    assert find_section(doc, "the") is None  # several topics: none rather than a guess
