@@ -21,7 +21,7 @@ from rich.text import Text
 from protocol.text import CONTROL_CLASS
 
 from . import cards as C
-from .i18n import Tr
+from .i18n import Tr, format_number
 from .model import DealModel, TableModel, pile_bonus, running_points
 
 STYLE = {
@@ -273,7 +273,10 @@ def table_view(
     d = model.deal
     compact = (width or 100) < COMPACT
     title = table_title(model, tr)
-    seats = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False, padding=(0, 1))
+    # compact: no blank edge columns, two more for `Počítač 1 (rozdávající)` and `Zdvihy`
+    seats = Table(
+        box=box.SIMPLE_HEAD, expand=False, pad_edge=False, padding=(0, 1), show_edge=not compact
+    )
     if not compact:
         seats.add_column(tr("screen.seat"), justify="right")
     # a player's roles stay on the player's line (`AI 2 (dealer, taker)`), never wrapped
@@ -285,7 +288,7 @@ def table_view(
     if not compact:
         seats.add_column(tr("screen.cards"), justify="right")
     seats.add_column(tr("screen.score"), justify="right")
-    seats.add_column("", no_wrap=True)
+    seats.add_column("", no_wrap=True, width=1)  # the `◀` of the one to act
     scores = model.scores
     for s in range(4):
         info = model.seat_info(s)
@@ -311,12 +314,16 @@ def table_view(
             row.append(str(d.tricks_won(s)) if d else "")
         if not compact:
             row.append(str(d.hand_sizes[s]) if d else "")
+        # the compass says what they are to do (`◀ to play`); here the arrow is enough, and
+        # leaves the columns their headers (`Zdvihy`, `Skóre`) at 80 columns
         mark = turn_marker(model, tr, s)
-        if compact and mark.plain:
+        if mark.plain:
             mark = Text("◀", style="bold yellow")
         row += [fmt_score(scores[s], tr), mark]
         seats.add_row(*row)
     parts: list[RenderableType] = [compass(model, tr, cs), seats]
+    if compact:  # the blank lines the table's edges gave
+        parts = [parts[0], Text(""), seats, Text("")]
     if d is not None:
         parts.extend(_deal_lines(model, d, tr, cs))
     return Panel(Group(*parts), title=title, title_align="left", box=box.ROUNDED, expand=False)
@@ -499,12 +506,16 @@ def score_sheet_view(model: TableModel, tr: Tr, compact: bool = False) -> Render
     """Every deal of the series, one line each: contract, taker, made or failed by how much,
     each seat's score for the deal, then the running totals."""
     deals = model.series_deals()
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+    # compact: no blank edge columns, two more for the words (`Počítač 1`, `Kontrakt`)
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=not compact)
     t.add_column(tr("sheet.deal"), justify="right")
     t.add_column(tr("sheet.contract"))
     if not compact:
         t.add_column(tr("sheet.taker"))
-    t.add_column(tr("sheet.outcome"))
+    # compact: the signed margin (`+3`, `−15`) under `±`, so that no word is cut below 80
+    t.add_column(
+        tr("sheet.outcome") if not compact else "±", justify="right" if compact else "left"
+    )
     for s in range(4):
         t.add_column(seat_name(model, s, tr), justify="right")
     running = [0.0, 0.0, 0.0, 0.0]
@@ -521,20 +532,23 @@ def score_sheet_view(model: TableModel, tr: Tr, compact: bool = False) -> Render
             row.append(Text(tr("sheet.annulled", n=len(group)), style="dim"))
             if not compact:
                 row.append("")
-            row.append(Text(tr(f"reason.{r.get('reason')}") if r.get("reason") else "", "dim"))
+            # below 80 columns the reason does not fit (`everyb…`); the deal's end said it
+            reason = tr(f"reason.{r.get('reason')}") if r.get("reason") and not compact else ""
+            row.append(Text(reason, "dim"))
         else:
             row = [str(d.deal_no), tr.contract_short(r.get("contract"))]
             if not compact:
                 row.append(seat_name(model, r.get("taker"), tr))
             diff = abs(float(r.get("taker_points") or 0) - float(r.get("target") or 0))
-            row.append(
-                Text(
-                    tr("sheet.made" if r.get("won") else "sheet.failed", d=diff),
-                    style="green" if r.get("won") else "red",
-                )
-            )
+            if compact:  # `+3` / `−15`: `made by 3` would wrap below 80 columns
+                outcome = ("+" if r.get("won") else "−") + format_number(tr.lang, diff)
+            else:
+                outcome = tr("sheet.made" if r.get("won") else "sheet.failed", d=diff)
+            row.append(Text(outcome, style="green" if r.get("won") else "red"))
         row += [fmt_score(x, tr) for x in scores]
         t.add_row(*row)
+    for col in t.columns:  # a word too long for its column is folded, never cut (`Kontr…`)
+        col.overflow = "fold"
     if deals:
         t.add_row(
             Text(tr("sum.total"), style="bold"),

@@ -1466,3 +1466,37 @@ def test_rules_topics_by_number_or_a_word_of_their_title_accents_optional() -> N
     assert find_section(texts.load("cs"), "vymluva").title == "Výmluva"
     assert "écart" in find_section(texts.load("fr"), "ecart").title
     assert find_section(doc, "the") is None  # several topics: none rather than a guess
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_header_or_word_is_cut_at_60_and_80_columns(lang: str) -> None:
+    """Item 18 in every language: the longest player line (`Počítač 1 (rozdávající)`) stays
+    on its line and still no header loses its end (`Zdv…`, `Skó…`), nor does the score
+    sheet (`Rozdá…`, `everyb…`); below 80 columns the sheet gives the margin as `+7`."""
+    from client_cli.model import DealModel
+    from client_cli.render import score_sheet_view
+
+    msgs, _ = deal_stream(1, 0, take=True)
+    m = TableModel(table="T1", seat=0)
+    for msg in msgs:
+        m.apply(msg)
+        if m.deal is not None and m.deal.phase == "play" and len(m.deal.tricks) == 2:
+            break
+    assert m.deal is not None and m.deal.dealer not in (0, m.deal.taker)
+    m.info["seats"][2]["name"] = "Bartholomew"
+    m.series_start = 1
+    m.deals[1] = DealModel(deal_no=1, result=_played_result(contract="garde_contre"))
+    passed = {"status": "annulled", "reason": "all_passed", "scores": [0, 0, 0, 0]}
+    m.deals[2] = DealModel(deal_no=2, result=passed)
+    m.deals[3] = DealModel(deal_no=3, result=_played_result(taker=0, won=True, per_defender=30,
+                                                            scores=[90, -30, -30, -30]))  # fmt: skip
+    tr = Tr(lang)
+    dealer = f"{tr('seat.ai', n=m.deal.dealer)} ({tr('seat.dealer')})"
+    for width in (60, 80):
+        shown = _render(table_view(m, tr, CS, width), width=width)
+        assert "…" not in shown, shown
+        assert any(dealer in ln for ln in shown.splitlines()), shown
+        sheet = _render(score_sheet_view(m, tr, compact=width < 80), width=width)
+        assert "…" not in sheet, sheet
+        assert all(len(ln) <= width for ln in shown.splitlines() + sheet.splitlines())
+    assert "+7" in _render(score_sheet_view(m, tr, compact=True), width=60)
