@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 from helpers_server import Client, create_table, running_server
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from protocol.text import CONTROL_CLASS
 from server.players import accounts as accounts_mod
 from server.players import passwords
-from server.players.names import BadName, display_name, name_key
+from server.players.names import LOOKALIKES, BadName, display_name, name_key
 
 
 async def hello(port: int, name: str = "x", **fields: Any) -> tuple[Client, dict[str, Any]]:
@@ -61,6 +63,112 @@ def test_name_keys_fold_every_trick() -> None:
     for bad in ["", "   ", "\u200b\u200b", "a\x07b", "x" * 33]:
         with pytest.raises(BadName):
             name_key(bad)
+
+
+# Look-alikes (server/players/names.py LOOKALIKES): each of these is "Marie" to the eye.
+LOOKALIKE_NAMES = [
+    "M\u0430rie",  # Cyrillic а
+    "MAR\u0406E",  # Cyrillic І
+    "Mari\u0435",  # Cyrillic е
+    "\u039c\u0391RIE",  # Greek Μ and Α
+    "Mar\u0131e",  # dotless ı
+    "M\u0251rie",  # Latin alpha
+    "\u041c\u0430\u0433\u0456\u0435".replace("\u0433", "r"),  # Cyrillic М, а, і, е
+]
+
+
+def test_name_keys_fold_lookalikes() -> None:
+    for n in LOOKALIKE_NAMES:
+        assert name_key(n) == "marie", repr(n)
+    same = [
+        ("\u0412\u041e\u0412\u0410", "BOBA"),  # Cyrillic ВОВА
+        ("\u0432\u043e\u0432\u0430", "Boba"),  # вова: the same name as ВОВА, so as BOBA
+        ("\u0391\u0398\u0397\u039d\u0391".replace("\u0398", "T"), "ATHNA"),  # Greek
+        ("\u0401\u043b\u043a\u0430".replace("\u043b", "l"), "\u00cblka"),  # Ё is Ë
+        ("Jean\u2013Pierre", "jean-pierre"),  # en dash
+        ("Jean\u2010Pierre", "Jean-Pierre"),  # hyphen
+        ("Jean\u2212Pierre", "Jean-Pierre"),  # minus sign
+        ("D\u2019Artagnan", "d'artagnan"),  # typographic apostrophe
+        ("D\u02bcArtagnan", "D'Artagnan"),  # modifier letter apostrophe
+        ("Bot0", "BOTO"),
+        ("Pau1", "Paul"),
+        ("Bernard", "Bemard"),  # rn
+        ("\uff2d\u0430rie", "marie"),  # full-width M (NFKC) then Cyrillic а
+    ]
+    for a, b in same:
+        assert name_key(a) == name_key(b), (a, b)
+    different = [
+        ("Marié", "Marie"),  # accents are letters
+        ("Marie", "Marle"),  # I/l are not folded (see the module doc)
+        ("Ilan", "Lian"),
+        ("\u0437\u043e\u044f", "3oя"),  # З looks like a digit: not folded
+        ("Zoé", "Zoe"),
+    ]
+    for a, b in different:
+        assert name_key(a) != name_key(b), (a, b)
+
+
+LETTERS = "".join(LOOKALIKES) + "abcdefghijklmnopqrstuvwxyzéëßſﬁ -'ΣσςİIıЁё"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=LETTERS, min_size=1, max_size=20))
+def test_name_keys_ignore_case_with_lookalikes(raw: str) -> None:
+    """The key stays case-insensitive: a name, its upper case and its lower case are one."""
+    try:
+        k = name_key(raw)
+    except BadName:
+        return
+    for other in (raw.upper(), raw.lower(), raw.casefold()):
+        if len(other) <= 32:
+            assert name_key(other) == k, (raw, other)
+
+
+async def test_lookalike_names_are_taken(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "a.db") as srv:
+        c, _ = await hello(srv.port)
+        assert (await register(c, "Marie"))["type"] == "account"
+        assert (await register(c, "Jean-Pierre"))["type"] == "account"
+        for n in [*LOOKALIKE_NAMES, "Jean\u2013Pierre", "JEAN\u2010PIERRE"]:
+            r = await register(c, n)
+            assert r["type"] == "error" and r["code"] == "name_taken", (n, r)
+        # and logging in under a look-alike of a name finds that account
+        d, _ = await hello(srv.port)
+        r = await register(d, "Ada", password="correct horse")
+        r = await d.request({"type": "login", "name": "\u0410d\u0430", "password": "correct horse"})
+        assert r["type"] == "account" and r["player"]["name"] == "Ada"
+
+
+def test_stored_name_keys_are_brought_up_to_date(tmp_path: Path) -> None:
+    """A database whose keys were computed by an older name check (no look-alikes folded) is
+    rekeyed at start, so every account is found by its name; of two accounts that now look
+    alike, the one holding the key keeps it, the other keeps its old key (and a warning)."""
+    import asyncio
+
+    from server.store.sqlite import Store
+
+    db = tmp_path / "old.db"
+    s = Store(str(db))
+    assert s.create_account("Bot0", "bot0", "registered", None, "h1")  # the old key of Bot0
+    assert s.create_account("Zoe", "zoe", "registered", None, "h2")
+    assert s.create_account("Z\u043ee", "z\u043ee", "registered", None, "h3")  # Cyrillic о
+    s.close()
+
+    async def run() -> None:
+        async with running_server(db) as srv:
+            c, _ = await hello(srv.port)
+            r = await c.request({"type": "player", "name": "BOT0"})
+            assert r["type"] == "player" and r["player"]["name"] == "Bot0", r
+            r = await c.request({"type": "player", "name": "Z\u043eE"})
+            assert r["player"]["name"] == "Zoe"  # the look-alike finds the holder of the key
+            r = await register(c, "BOTO")
+            assert r["code"] == "name_taken"
+
+    asyncio.run(run())
+    s = Store(str(db))
+    keys = dict(s.conn.execute("SELECT name, name_key FROM accounts WHERE ns = 'player'"))
+    s.close()
+    assert keys == {"Bot0": "boto", "Zoe": "zoe", "Z\u043ee": "z\u043ee"}
 
 
 async def test_duplicate_names_in_every_unicode_trick(tmp_path: Path) -> None:

@@ -73,6 +73,15 @@ def script(s: Any) -> list[Any]:
     for by in ("rating", "total", "mean"):
         out.append(s.leaderboard(by))
     out.append(s.player_deals(account_id=ann["id"]))
+    # name keys recomputed (at start, server/net/players.py): one moves, one would collide
+    # (ids compared as names: a refused insert uses up a PostgreSQL sequence number)
+    b0b = s.create_account("B0b", "b0b", "registered", None, "g" * 64)
+    b0t = s.create_account("B0t", "b0t", "registered", None, "h" * 64)  # Bot's key, then
+    done = s.rekey_accounts(lambda n: n.lower().replace("0", "o"))
+    names = {b0b["id"]: "B0b", b0t["id"]: "B0t"}
+    out.append({"changed": done["changed"], "kept": [names[i] for i in done["kept"]]})
+    for k in ("bob", "b0b", "bot", "b0t", "ann"):
+        out.append((s.account_named(k) or {}).get("name"))
     return out
 
 

@@ -126,6 +126,7 @@ class Server:
             mine = await self.cluster.prepare()
             owned = mine.__contains__
         await self.lobby.restore(owned)
+        await self.players.start()
         if self.reviews is not None:
             self.reviews.owned = owned
             self.reviews.start()

@@ -79,6 +79,21 @@ class PlayerRequests:
             log.exception("%s: error handling %s", sess, type(msg).__name__)
             sess.error(msg.id, ErrorCode.INTERNAL, "internal server error")
 
+    async def start(self) -> None:
+        """Bring the stored name keys up to this release's name check (server/players/names.py),
+        so that every account is found by its name after an upgrade."""
+        if not self.keeps_players:
+            return
+        done = await self.accounts.rekey()
+        if done["changed"]:
+            log.info("account names: %d compared form(s) updated", done["changed"])
+        for aid in done["kept"]:
+            log.warning(
+                "account %d: its name now looks like an older account's; it keeps its old"
+                " compared form (log in may find the older account: rename one of them)",
+                aid,
+            )
+
     async def close(self) -> None:
         for t in list(self._tasks):
             t.cancel()

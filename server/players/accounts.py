@@ -159,6 +159,10 @@ class Accounts:
         await self.store.players("add_key", account["id"], key_hash(key))
         return account, key
 
+    async def rekey(self) -> dict[str, Any]:
+        """Recompute the stored name keys with this release's ``name_key`` (at start)."""
+        return await self.store.players("rekey_accounts", name_key)  # type: ignore[no-any-return]
+
     async def for_key(self, key: str) -> dict[str, Any] | None:
         """The account holding ``key``, or None."""
         return await self.store.players("account_for_key", key_hash(key))  # type: ignore[no-any-return]

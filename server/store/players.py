@@ -284,6 +284,43 @@ class SqlitePlayers:
             ).fetchone()
         return int(n)
 
+    def rekey_accounts(self, key_of: Callable[[str], str]) -> dict[str, Any]:
+        """Recompute every player account's ``name_key`` with ``key_of`` (the name check of
+        this release: a server started after it changed finds every account by its name). An
+        account whose new key is an older account's stays as it was (listed in ``kept``)."""
+
+        def tx(c: Any) -> dict[str, Any]:
+            rows = c.execute(
+                "SELECT id, name, name_key FROM accounts WHERE ns = 'player' ORDER BY id"
+            ).fetchall()
+            final = {int(r[0]): r[2] for r in rows}
+            taken = set(final.values())
+            changed: list[tuple[int, str]] = []
+            kept: list[int] = []
+            for aid, name, old in rows:
+                try:
+                    new = key_of(name)
+                except ValueError:  # a stored name the check refuses now: left alone
+                    continue
+                if new == old:
+                    continue
+                if new in taken:
+                    kept.append(int(aid))
+                    continue
+                taken.discard(old)
+                taken.add(new)
+                final[int(aid)] = new
+                changed.append((int(aid), new))
+            # in two passes, so that a key moving from one account to another never collides
+            # (a real key never starts with a space)
+            for aid, _ in changed:
+                c.execute("UPDATE accounts SET name_key = ? WHERE id = ?", (f" rekey {aid}", aid))
+            for aid, new in changed:
+                c.execute("UPDATE accounts SET name_key = ? WHERE id = ?", (new, aid))
+            return {"changed": len(changed), "kept": kept}
+
+        return self._tx(tx)  # type: ignore[no-any-return]
+
     # -- seats of finished deals (written by record_deal, in its transaction) --
 
     def _record_seats(
