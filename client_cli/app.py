@@ -236,6 +236,9 @@ class Game:
         self.start_id: Any = None
         self.finished = False  # the table finished or closed (as opposed to the player quitting)
         self.par_shown: set[int] = set()  # deals whose par (issue 12) was told
+        # a par that came while a prompt waited: told with the next event, not by drawing the
+        # prompt again (a par comes whenever its review is done, often in the next bidding)
+        self.par_waiting: list[tuple[int, str]] = []
         self.own_sent = 0  # our accepted actions whose events have not arrived yet
         self.unconfirmed: dict[str, Any] | None = None  # an action sent as the connection fell
         self.away = False  # the connection dropped: the AI may act for us until we are back
@@ -548,6 +551,11 @@ class Game:
         d = m.deal
         cs = self.cs
         quiet = self.opts.json
+        if self.par_waiting and t != "par":
+            for no, text in self.par_waiting:
+                self.par_shown.add(no)
+                self.ui.say(Text(text, style="dim"))
+            self.par_waiting = []
         if t == "seat":
             n = int(ev.get("seat", 0))
             who = safe_line(ev.get("name") or "?")
@@ -657,7 +665,9 @@ class Game:
             self._deal_summary()
         elif t == "par" and m.seat is not None and not self.spectator:
             text = par_text(tr, ev, m.seat)  # the reference bot with our cards (issue 12)
-            if text is not None:
+            if text is not None and self.ui.prompting is not None:
+                self.par_waiting.append((int(ev.get("deal_no") or 0), text))
+            elif text is not None:
                 self.par_shown.add(int(ev.get("deal_no") or 0))
                 self.ui.say(Text(text, style="dim"))
 
