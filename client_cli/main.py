@@ -102,7 +102,7 @@ def _account_parsers(sub: Any, common: argparse.ArgumentParser, tr: Tr) -> None:
 
     def parser(name: str) -> argparse.ArgumentParser:
         key = f"cli.{name}"
-        return sub.add_parser(name, help=tr(key), description=tr(key), parents=[common])  # type: ignore[no-any-return]
+        return sub.add_parser(name, help=tr(key), description=tr(key), parents=[common])
 
     register = parser("register")
     register.add_argument("player", metavar="NAME", nargs="?", help=tr("cli.player"))

@@ -754,9 +754,8 @@ def rules_view(tr: Tr, topic: str = "", *, paragraph_only: bool = False) -> Rend
         hit = doc.find(topic)
         if hit is None:
             return Text(tr("rules.unknown", topic=safe_line(topic)))
-        body = Text(safe(hit.paragraph.text))
         return Panel(
-            body,
+            Text(safe(hit.paragraph.text)),
             title=f"{safe(hit.section.title)} ({', '.join(hit.paragraph.rules)})",
             title_align="left",
             box=box.ROUNDED,

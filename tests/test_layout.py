@@ -188,3 +188,17 @@ def test_every_package_says_what_lives_there() -> None:
         for init in (REPO / top).rglob("__init__.py"):
             doc = ast.get_docstring(ast.parse(init.read_text()))
             assert doc and len(doc) > 40, f"{init.relative_to(REPO)} needs a docstring"
+
+
+def test_mypy_checks_the_whole_product() -> None:
+    """``mypy`` (its settings in pyproject.toml: server, protocol and client_cli, unused
+    ignores refused) finds nothing: the types are checked on every run of the suite, not only
+    by ``make lint``."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("mypy", reason="mypy comes with the dev extra: make test installs it")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -187,9 +187,9 @@ def simulate_discard(
     best = max(range(len(cands)), key=means.__getitem__)
     choice = 0  # the heuristic's discard unless another is clearly better
     if best != 0:
-        d = [a - b for a, b in zip(values[best], values[0], strict=True)]
-        m = sum(d) / n
-        var = sum((x - m) ** 2 for x in d) / max(1, n - 1)
+        diff = [a - b for a, b in zip(values[best], values[0], strict=True)]
+        m = sum(diff) / n
+        var = sum((x - m) ** 2 for x in diff) / max(1, n - 1)
         if var == 0 or m > DISCARD_Z * math.sqrt(var / n):
             choice = best
     return cands[choice], {"worlds": n, "candidates": len(cands), "changed": float(choice != 0)}

@@ -122,7 +122,7 @@ class TokenIndex(dict[str, "Table"]):
         super().__delitem__(token)
         self._cluster.token_removed(token, table.id)
 
-    def pop(self, token: str, *default: Any) -> Any:  # type: ignore[override]
+    def pop(self, token: str, *default: Any) -> Any:
         had = token in self
         value = super().pop(token, *default)
         if had:

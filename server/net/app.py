@@ -57,7 +57,7 @@ except Exception:  # not installed (running from a source tree)
     SERVER_VERSION = "0"
 SERVER_NAME = f"atout/{SERVER_VERSION}"
 
-_TABLE_REQUESTS = (
+_TABLE_REQUESTS: tuple[type, ...] = (
     P.Join,
     P.Watch,
     P.Unwatch,

@@ -79,7 +79,9 @@ class WebFiles:
         connect: tuple[str, ...] = (),
     ) -> None:
         if static is None:
-            from client_web import STATIC as static
+            from client_web import STATIC
+
+            static = STATIC
         self.files: dict[str, _File] = {}
         for p in sorted(static.rglob("*")):
             if p.is_file() and p.suffix in TYPES and not p.name.startswith("."):

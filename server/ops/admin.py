@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.text import printable
 
 if TYPE_CHECKING:
-    from server.store.base import Store
+    from server.store.base import PlayerStore, Store
 
 
 def _db_option(p: argparse.ArgumentParser) -> None:
@@ -173,7 +173,15 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _player_deals(store: Store, name: str, guest: bool) -> set[tuple[str, int]] | None:
+def _players_of(store: Store) -> PlayerStore:
+    """The players' part of ``store`` (both backends keep players: ``keeps_players``)."""
+    if not store.keeps_players:
+        raise SystemExit("atout-server: this database does not keep players")
+    return store  # type: ignore[return-value]  # a Store that is also a PlayerStore
+
+
+def _player_deals(db: Store, name: str, guest: bool) -> set[tuple[str, int]] | None:
+    store = _players_of(db)
     if guest:
         deals = store.player_deals(guest=name)
         return set(deals) if deals else None
@@ -199,7 +207,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     by = args.by
     min_deals = args.min_deals if args.min_deals is not None else (20 if by == "rating" else 1)
     try:
-        rows, _ = store.leaderboard(by, min_deals=min_deals, limit=1_000_000)
+        rows, _ = _players_of(store).leaderboard(by, min_deals=min_deals, limit=1_000_000)
     except StoreError as e:
         return _fail("scores", e)
     finally:

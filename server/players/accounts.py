@@ -165,10 +165,10 @@ class Accounts:
 
     async def for_key(self, key: str) -> dict[str, Any] | None:
         """The account holding ``key``, or None."""
-        return await self.store.players("account_for_key", key_hash(key))  # type: ignore[no-any-return]
+        return await self.store.players("account_for_key", key_hash(key))
 
     async def logout(self, key: str) -> bool:
-        return await self.store.players("revoke_key", key_hash(key))  # type: ignore[no-any-return]
+        return await self.store.players("revoke_key", key_hash(key))
 
     async def rotate(self, key: str) -> str | None:
         """A new key replacing ``key`` (None if ``key`` is not live)."""

@@ -51,7 +51,7 @@ def rate(
     dmu: dict[Hashable, float] = {}
     shrink: dict[Hashable, float] = {}
     t = subjects[taker]
-    ranks = [0, 1] if taker_won else [1, 0]
+    ranks = [0.0, 1.0] if taker_won else [1.0, 0.0]
     for s in range(4):
         d = subjects[s]
         if s == taker or (t is None and d is None) or (t is not None and t == d):

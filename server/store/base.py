@@ -174,7 +174,7 @@ def check_dealt(
     """``start_deal``'s arguments checked: the dealt cards as stored, the four seats."""
     if len(hands) != 4:
         raise ValueError("hands must list four hands")
-    seats = list(players) if players is not None else [None] * 4
+    seats: list[str | None] = list(players) if players is not None else [None] * 4
     if len(seats) != 4:
         raise ValueError("players must list four seats")
     return {"hands": [list(h) for h in hands], "chien": list(chien)}, seats
@@ -339,7 +339,6 @@ class Store(Protocol):
     ) -> None: ...
     def append_action(self, table_id: str, deal_no: int, idx: int, action: Any) -> None: ...
     def unfinished_deals(self) -> list[dict[str, Any]]: ...
-    def abandon_deal(self, table_id: str, deal_no: int) -> None: ...
 
     # the journal: many tables' writes in one transaction
     def write_batch(

@@ -24,11 +24,8 @@ import psycopg
 from psycopg import errors as pgerr
 from psycopg.types.string import TextLoader
 
-import server.store.players as _players
 from server.store.pg_errors import pg_error
-
-#: the SQLite mixin (its name differs between versions of server/store/players.py)
-_Base: type = getattr(_players, "SqlitePlayers", None) or _players.PlayerStore
+from server.store.players import SqlitePlayers as _Base  # the same code, through _Conn
 
 #: INSERT OR REPLACE: the key each table is replaced on
 _KEYS = {"pars": ("table_id", "deal_no"), "ratings": ("account_id",)}
@@ -142,7 +139,7 @@ class _Conn:
             raise pg_error(e) from e
 
 
-class PgPlayers(_Base):  # type: ignore[misc, valid-type]
+class PgPlayers(_Base):
     """The players' methods of a PostgresStore (``PostgresStore.players``)."""
 
     def __init__(self, store: Any) -> None:

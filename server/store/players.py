@@ -185,7 +185,7 @@ class SqlitePlayers:
             )
             return {"id": aid, "name": name, "kind": kind, "since": at}
 
-        return self._tx(tx)  # type: ignore[no-any-return]
+        return self._tx(tx)
 
     def login_account(self, name_key: str) -> tuple[dict[str, Any], str | None] | None:
         """The account registered under ``name_key`` and its password hash (None: key-only)."""
@@ -235,7 +235,7 @@ class SqlitePlayers:
                 c.execute("UPDATE accounts SET last_seen = ? WHERE id = ?", (at, row[0]))
             return _account(row)
 
-        return self._tx(tx)  # type: ignore[no-any-return]
+        return self._tx(tx)
 
     def add_key(self, account_id: int, key_hash: str) -> None:
         at = _now()
@@ -448,11 +448,11 @@ class SqlitePlayers:
                 else:
                     subjects.append(None)
             current: dict[int, tuple[float, float, int]] = {}
-            for sid in {x for x in subjects if x is not None}:
+            for known in {x for x in subjects if x is not None}:
                 r = c.execute(
-                    "SELECT mu, sigma, deals FROM ratings WHERE account_id = ?", (sid,)
+                    "SELECT mu, sigma, deals FROM ratings WHERE account_id = ?", (known,)
                 ).fetchone()
-                current[sid] = (r[0], r[1], r[2]) if r else (mu0, sigma0, 0)
+                current[known] = (r[0], r[1], r[2]) if r else (mu0, sigma0, 0)
             new: dict[int, tuple[float, float]] = {}
             if rate is not None and current and review.get("taker") is not None:
                 new = rate(
@@ -461,13 +461,13 @@ class SqlitePlayers:
                     review["taker"],
                     bool(review["taker_won"]),
                 )
-            for sid, (mu, sigma) in new.items():
+            for rated, (new_mu, new_sigma) in new.items():
                 c.execute(
                     "INSERT INTO ratings (account_id, mu, sigma, deals, updated_at)"
                     " VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET"
                     " mu = excluded.mu, sigma = excluded.sigma, deals = excluded.deals,"
                     " updated_at = excluded.updated_at",
-                    (sid, mu, sigma, current[sid][2] + 1, at),
+                    (rated, new_mu, new_sigma, current[rated][2] + 1, at),
                 )
             par = review.get("par")
             par_scores = par["scores"] if par else [None] * 4
@@ -528,7 +528,7 @@ class SqlitePlayers:
                 "ratings": out_ratings,
             }
 
-        return self._tx(tx)  # type: ignore[no-any-return]
+        return self._tx(tx)
 
     def par_of(self, table_id: str, deal_no: int) -> dict[str, Any] | None:
         """A reviewed deal's par: ``level, scores, record, cpu_ms``, or None."""

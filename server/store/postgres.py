@@ -678,7 +678,7 @@ class PostgresStore:
         s0, s1, s2, s3, at, rec = row
         meta = {"table_id": table_id, "deal_no": deal_no, "players": [s0, s1, s2, s3]}
         rec["meta"] = {**meta, "finished_at": at, **(rec.get("meta") or {})}
-        return canonical(rec)  # type: ignore[no-any-return]
+        return canonical(rec)
 
     def standings(self, table_id: str | None = None) -> list[dict[str, Any]]:
         """The leaderboard, or one table's standings (as ``SqliteStore.standings``)."""
@@ -829,13 +829,9 @@ class PostgresStore:
                 )
         return out
 
-    def abandon_deal(self, table_id: str, deal_no: int) -> None:
+    def _abandon(self, c: psycopg.Cursor[Any], table_id: str, deal_no: int, at: str) -> None:
         """Give up a deal in progress (its table closed): it keeps its partial record but is
         neither replayed on start nor exported."""
-        at = now()
-        self._tx(lambda c: self._abandon(c, table_id, deal_no, at))
-
-    def _abandon(self, c: psycopg.Cursor[Any], table_id: str, deal_no: int, at: str) -> None:
         c.execute(
             "SELECT dealer, dealt, status FROM deals WHERE table_id = %s AND deal_no = %s"
             " FOR UPDATE",

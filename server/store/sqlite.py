@@ -593,7 +593,7 @@ class SqliteStore(SqlitePlayers):
         rec = _decode(text)
         meta = {"table_id": table_id, "deal_no": deal_no, "players": [s0, s1, s2, s3]}
         rec["meta"] = {**meta, "finished_at": at, **(rec.get("meta") or {})}
-        return rec  # type: ignore[no-any-return]
+        return rec
 
     def standings(self, table_id: str | None = None) -> list[dict[str, Any]]:
         """Without ``table_id``: the leaderboard, one row per human player (AI seats left
@@ -1017,7 +1017,6 @@ WRITE_METHODS = frozenset(
         "record_deal",
         "start_deal",
         "append_action",
-        "abandon_deal",
     }
 )
 #: The tables ``migrate-db`` copies, parents first; and their JSON columns (as stored: text in

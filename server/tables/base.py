@@ -238,7 +238,7 @@ class TableBase:
         st = self.deal
         if self.state != "playing" or st is None or st.phase == OVER:
             return None
-        return st.turn  # type: ignore[no-any-return]
+        return st.turn
 
     def _seat_of(self, sess: Connection) -> int | None:
         idx = sess.seats.get(self.id)

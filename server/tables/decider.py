@@ -26,12 +26,12 @@ class Decider:
         self, level: str, bot: Any, seat_view: dict[str, Any], legal: Legal, deal: object = None
     ) -> Action:
         if bot is not None:
-            return bot.choose(seat_view, legal)  # type: ignore[no-any-return]
+            return bot.choose(seat_view, legal)
         if self._runner is None:
             from server.ai.runner import Runner
 
             self._runner = Runner()
-        return await self._runner.decide(level, seat_view, legal, self.deadline, deal=deal)  # type: ignore[no-any-return]
+        return await self._runner.decide(level, seat_view, legal, self.deadline, deal=deal)
 
     def fallback_counts(self) -> dict[str, int]:
         """Heuristic moves played instead of a search's answer, by reason (for /metrics)."""

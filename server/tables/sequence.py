@@ -183,7 +183,7 @@ class DealSequence(Driving):
         )
         tid, no = self.id, self.deal_no
         self._after_commit.append(lambda: self.lobby.deal_recorded(tid, no))
-        return deal_scores  # type: ignore[no-any-return]
+        return deal_scores
 
     def _deal_over(self) -> None:
         players = [s.name if s.kind == "human" else None for s in self.seats]
