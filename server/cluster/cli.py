@@ -66,7 +66,7 @@ def add_cluster_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lease",
         type=float,
-        default=float(env("ATOUT_LEASE")) if env("ATOUT_LEASE") else None,
+        default=float(env("ATOUT_LEASE", "0")) or None,  # 0 or unset: the default lease
         metavar="SECONDS",
         help="seconds without a heartbeat before a worker counts as gone and its tables may be "
         "adopted (ATOUT_LEASE; default 5 heartbeats, at least 3 s)",
