@@ -664,12 +664,12 @@ class Game:
         elif t == "scores":
             self._deal_summary()
         elif t == "par" and m.seat is not None and not self.spectator:
-            text = par_text(tr, ev, m.seat)  # the reference bot with our cards (issue 12)
-            if text is not None and self.ui.prompting is not None:
-                self.par_waiting.append((int(ev.get("deal_no") or 0), text))
-            elif text is not None:
+            par_line = par_text(tr, ev, m.seat)  # the reference bot with our cards (issue 12)
+            if par_line is not None and self.ui.prompting is not None:
+                self.par_waiting.append((int(ev.get("deal_no") or 0), par_line))
+            elif par_line is not None:
                 self.par_shown.add(int(ev.get("deal_no") or 0))
-                self.ui.say(Text(text, style="dim"))
+                self.ui.say(Text(par_line, style="dim"))
 
     def _excuse_kept(self, ev: dict[str, Any], index: int) -> int | None:
         """The player whose Excuse stayed with them although the other side won the trick

@@ -161,7 +161,7 @@ class Accounts:
 
     async def rekey(self) -> dict[str, Any]:
         """Recompute the stored name keys with this release's ``name_key`` (at start)."""
-        return await self.store.players("rekey_accounts", name_key)  # type: ignore[no-any-return]
+        return await self.store.players("rekey_accounts", name_key)
 
     async def for_key(self, key: str) -> dict[str, Any] | None:
         """The account holding ``key``, or None."""

@@ -319,7 +319,7 @@ class SqlitePlayers:
                 c.execute("UPDATE accounts SET name_key = ? WHERE id = ?", (new, aid))
             return {"changed": len(changed), "kept": kept}
 
-        return self._tx(tx)  # type: ignore[no-any-return]
+        return self._tx(tx)
 
     # -- seats of finished deals (written by record_deal, in its transaction) --
 
