@@ -175,3 +175,6 @@ def _check(
     assert all(r["kind"] == "registered" for r in by_total)
     means = [r["mean"] for r in answers["mean"]["rows"]]
     assert means == sorted(means, reverse=True)
+    # ranked by rating, each player's total and mean are there too, the same as by total
+    figures = {r["name"]: (r["total"], r["mean"]) for r in by_total}
+    assert {r["name"]: (r["total"], r["mean"]) for r in board} == figures

@@ -722,7 +722,10 @@ class SqlitePlayers:
             base = f" FROM ratings r JOIN accounts a ON a.id = r.account_id WHERE {where}"
             order = "r.mu - 3 * r.sigma DESC, a.name"
             cols = (
-                "a.name, a.kind, r.deals, r.mu, r.sigma, NULL, NULL, a.id,"
+                # the club's figures beside the rating, as the other rankings give them
+                "a.name, a.kind, r.deals, r.mu, r.sigma,"
+                " (SELECT SUM(dp.score) FROM deal_players dp WHERE dp.account_id = a.id),"
+                " (SELECT AVG(dp.score) FROM deal_players dp WHERE dp.account_id = a.id), a.id,"
                 " (SELECT AVG(dp.score - dp.par) FROM deal_players dp"
                 "  WHERE dp.account_id = a.id AND dp.par IS NOT NULL), r.deals"
             )
