@@ -136,7 +136,9 @@ async def test_a_deal_complete_in_the_log_is_finished_by_the_rebuild(db: str) ->
     tid, rec = _seed_crashed_deal(db)
     async with running_server(db, seed=SEED, absent_wait=0.01, grace=30.0) as srv:
         t = srv.lobby.tables[tid]
-        assert t.v == 120 + 1000 and t.scores == rec["result"]["scores"]
+        # v: the 120 stored events, the jump of a restart, and perhaps the `par` event of the
+        # deal's review (issue 12), which runs at start and may already be done
+        assert t.v - (120 + 1000) in (0, 1) and t.scores == rec["result"]["scores"]
         # the next (last) deal is played (the AI stands in for ann), then the table finishes
         c = await Client.connect(srv.port, "eve")
         assert (await c.request({"type": "watch", "table": tid}))["type"] == "watching"
