@@ -154,9 +154,8 @@ def test_an_earlier_deal_is_reviewed_after_a_reload_through_the_deal_request(
     page.wait_for_function("() => window.__atout.view.model.info.deal_no >= 2")
     # A reload mid-deal: the page knows nothing of deal 1 but its number.
     page.reload()
-    page.wait_for_function(
-        "() => window.__atout.view.model.deal && window.__atout.view.model.deal.hand"
-    )
+    # Right after the reload the page has no view yet: the predicate must not throw meanwhile.
+    page.wait_for_function("() => window.__atout?.view?.model?.deal?.hand")
     assert page.evaluate("window.__atout.view.model.lastResult") is None
     page.click('[data-key="past-1"]')
     assert any(

@@ -206,7 +206,11 @@ export class TableView {
       this.promptKey = null;
       this.deadline = null;
       this.logPush({ k: "log.snapshot" });
-      if (m.deal && m.deal.phase === "over" && m.info.state === "finished") this.showSheet(false);
+      // A finished series shows its final sheet; a sheet left open from before the snapshot (the
+      // events that would have finished it were replaced by it) is redrawn with the standings.
+      if (m.deal && m.deal.phase === "over" && m.info.state === "finished") {
+        this.showSheet(false, !!document.querySelector("#dlg-sheet[open]") && !document.getElementById("sheet-final"));
+      }
     } else if (msg.type === "event") {
       const seated = m.seat;
       if (!m.apply(msg)) {
