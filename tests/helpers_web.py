@@ -344,12 +344,20 @@ def trick_overlaps(page: Any) -> list[tuple[str, str]]:
 
 
 def act_once(
-    page: Any, bid: str = "garde", poignee: bool = True, keyboard: bool = False
+    page: Any,
+    bid: str = "garde",
+    poignee: bool = True,
+    keyboard: bool = False,
+    leave_poignee: bool = False,
 ) -> str | None:
-    """If it is this page's turn, take one decision through the interface; returns what."""
+    """If it is this page's turn, take one decision through the interface; returns what.
+    ``leave_poignee``: a prompt that offers a poignée is left to the caller (read here, as
+    the caller's own read of the state may be one prompt older)."""
     s = state(page)
     p = s.get("prompt")
     if not p or page.locator("dialog[open]").count():
+        return None
+    if leave_poignee and p["phase"] == "play" and p["legal"]["poignees"]:
         return None
     phase = p["phase"]
     # Act on what the page shows: wait until it has drawn this prompt (it draws once per frame).

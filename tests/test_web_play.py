@@ -309,7 +309,7 @@ def test_a_poignee_chosen_card_by_card(browser: Any, tmp_path: Any) -> None:
             p = state(page).get("prompt")
             if p and p["phase"] == "play" and p["legal"]["poignees"]:
                 break
-            if not act_once(page, poignee=False):
+            if not act_once(page, poignee=False, leave_poignee=True):
                 page.wait_for_timeout(25)
         option = p["legal"]["poignees"][0]
         page.wait_for_selector('[data-key="poignee-choose-single"]')
