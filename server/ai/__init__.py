@@ -1,7 +1,9 @@
 """AI seat drivers. One interface (DESIGN.md): ``bot.choose(view, legal) -> action``.
 
 ``view`` is what :func:`server.rules.views.view` gives the seat (never more); ``legal`` is the
-seat's :class:`server.rules.Legal`. Bots never see another seat's hidden cards.
+seat's :class:`server.rules.Legal`. Bots never see another seat's hidden cards. A bot whose
+``choose`` never reads ``view`` says so with ``reads_view = False``: the table then passes an
+empty dict instead of building the view (the largest cost of an AI move at a busy server).
 
 Levels (``make_bot(level, seed)``), in the order players are offered them (:data:`AI_LEVELS`):
 
@@ -51,6 +53,7 @@ class RandomBot:
     """Uniformly random legal actions: the baseline."""
 
     name = "random"
+    reads_view = False  # choose() looks at legal only
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
