@@ -230,3 +230,43 @@ async def test_a_join_is_announced_as_a_connected_human() -> None:
         assert m["event"]["name"] == "b" and m["event"]["ai"] is None
         await a.close()
         await b.close()
+
+
+async def test_bots_get_their_seats_view_unless_they_do_not_read_it() -> None:
+    """A bot is handed exactly ``views.view`` of its own seat, except a bot that says it never
+    reads it (``reads_view = False``: the random bot), which gets nothing to read."""
+    from server.config import Config
+    from server.net.app import Server
+    from server.rules.views import view
+    from server.tables.decider import Decider
+
+    seen: list[tuple[str, int, dict, dict | None]] = []  # type: ignore[type-arg]
+    server: Server | None = None
+
+    class Recording(Decider):
+        async def decide(self, level, bot, seat_view, legal, deal=None):  # type: ignore[no-untyped-def]
+            assert server is not None
+            (table,) = server.lobby.tables.values()
+            expected = view(table.deal, legal.seat)
+            seen.append((level, legal.seat, seat_view, expected))
+            return await super().decide(level, bot, seat_view, legal, deal)
+
+    cfg = Config(port=0, think_delay=0.0, deal_pause=0.0, ai_share=0.0, max_bot_tables=1000)
+    server = Server(cfg, None, Recording())
+    await server.start()
+    try:
+        c = await Client.connect(server.port, "v")
+        tid = await create_table(c, deals=2, ai=["random", "random", "normal", "easy"])
+        await c.join(tid, seat=0)
+        await c.request({"type": "start", "table": tid})
+        await autoplay(c, tid, random.Random(5), table_finished, timeout=60)
+        await c.close()
+    finally:
+        await server.stop()
+    levels = {level for level, *_ in seen}
+    assert levels == {"random", "normal", "easy"}
+    for level, seat, got, expected in seen:
+        if level == "random":
+            assert got == {}, seat
+        else:
+            assert got == expected and got["seat"] == seat and got["hand"], (level, seat)

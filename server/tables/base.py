@@ -116,6 +116,7 @@ class TableBase:
         self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self.ticket = 0
         self.driver: asyncio.Task[None] | None = None
+        self.driver_timer: asyncio.TimerHandle | None = None  # starts the driver after a delay
         self.task: asyncio.Task[None] | None = None
 
     # -- outside interface ---------------------------------------------------------------

@@ -26,6 +26,10 @@ class Driving(Broadcasting):
 
     def _cancel_driver(self) -> None:
         self.ticket += 1
+        t = self.driver_timer
+        if t is not None:
+            t.cancel()
+            self.driver_timer = None
         d = self.driver
         if d is not None and not d.done():
             d.cancel()
@@ -82,13 +86,21 @@ class Driving(Broadcasting):
         time (counted: repeated timeouts release the seat)."""
         self._cancel_driver()
         ticket = self.ticket
-        self.driver = asyncio.get_running_loop().create_task(
-            self._drive(ticket, seat, delay, timeout)
-        )
-
-    async def _drive(self, ticket: int, seat_no: int, delay: float, timeout: bool) -> None:
         if delay > 0:
-            await asyncio.sleep(delay)
+            # A timer, not a task that sleeps: nearly every turn timer is cancelled by the
+            # player's move, and a timer handle costs a fraction of a task to arm and cancel.
+            loop = asyncio.get_running_loop()
+            self.driver_timer = loop.call_later(delay, self._drive_now, ticket, seat, timeout)
+        else:
+            self._drive_now(ticket, seat, timeout)
+
+    def _drive_now(self, ticket: int, seat: int, timeout: bool) -> None:
+        if ticket != self.ticket:
+            return
+        self.driver_timer = None
+        self.driver = asyncio.get_running_loop().create_task(self._drive(ticket, seat, timeout))
+
+    async def _drive(self, ticket: int, seat_no: int, timeout: bool) -> None:
         if ticket != self.ticket:
             return
         pacer = self.lobby.pacer if self._bots_only() else None
@@ -103,10 +115,14 @@ class Driving(Broadcasting):
             return
         started = time.perf_counter()
         try:
-            if seat.bot is None and seat.ai in INLINE_LEVELS:
-                seat.bot = make_bot(seat.ai, self.rng.getrandbits(64))
+            bot = seat.bot
+            if bot is None and seat.ai in INLINE_LEVELS:
+                bot = seat.bot = make_bot(seat.ai, self.rng.getrandbits(64))
+            # A bot that decides from ``legal`` alone is not given a view: building one is
+            # most of the cost of its move (bots run through the runner always read it).
+            seat_view = view(st, seat_no) if getattr(bot, "reads_view", True) else {}
             action = await self.lobby.decider.decide(
-                seat.ai, seat.bot, view(st, seat_no), legal, deal=self.deal_no
+                seat.ai, bot, seat_view, legal, deal=self.deal_no
             )
         except asyncio.CancelledError:
             raise
