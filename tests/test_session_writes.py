@@ -76,3 +76,17 @@ async def test_back_pressure_hands_over_to_the_writer_in_order() -> None:
         assert [m["id"] for m in got] == list(range(300))
         assert not sess.closed
         await ws.close()
+
+
+def test_frames_are_the_librarys_text_frames() -> None:
+    """The session frames its messages itself (RFC 6455 section 5.2): byte for byte what the
+    library's serialiser makes of a server's final text frame, at every length boundary."""
+    from websockets.frames import Frame, Opcode
+
+    from server.net.session import text_frame_header
+
+    for n in (0, 1, 125, 126, 127, 65535, 65536, 70000):
+        data = b"x" * n
+        assert text_frame_header(n) + data == Frame(Opcode.TEXT, data).serialize(
+            mask=False, extensions=[]
+        ), n

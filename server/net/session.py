@@ -70,6 +70,7 @@ class Session:
         self.closed = False
         self._out: deque[bytes | _CloseMark] = deque()
         self._out_bytes = 0  # bytes of the messages in _out
+        self._buffered = 0  # bytes in the transport's buffer, as read this loop turn
         self._max_bytes = max_bytes
         self._wake = asyncio.Event()
         self._loop = asyncio.get_running_loop()
@@ -118,8 +119,11 @@ class Session:
         if self.closed:
             return
         n = len(data)
-        if len(self._out) >= self._max_queue or self._out_bytes + n > self._max_bytes - _buffered(
-            self.ws
+        if not self._flush_pending:  # first message of this loop turn: read the transport's
+            self._buffered = _buffered(self.ws)  # buffer once (only this turn's writes add)
+        if (
+            len(self._out) >= self._max_queue
+            or self._out_bytes + n > self._max_bytes - self._buffered
         ):
             log.warning(
                 "%s: outgoing queue full (%d messages, %d bytes), closing",
@@ -264,14 +268,45 @@ def _writable(ws: ServerConnection) -> bool:
         return False
 
 
-def _write(ws: ServerConnection, batch: list[bytes]) -> None:
-    """Frame ``batch`` as text messages with the library's sans-I/O protocol and write them in
-    one call (one ``send`` system call). Only when :func:`_writable`."""
+#: Headers of final, unmasked text frames (RFC 6455 section 5.2) of 0..125 bytes.
+_SHORT_HEADERS = [bytes((0x81, n)) for n in range(126)]
+
+
+def text_frame_header(n: int) -> bytes:
+    """The header of a final text frame of ``n`` bytes as a server sends it (unmasked)."""
+    if n < 126:
+        return _SHORT_HEADERS[n]
+    if n < 65536:
+        return b"\x81\x7e" + n.to_bytes(2, "big")
+    return b"\x81\x7f" + n.to_bytes(8, "big")
+
+
+def _frames(ws: ServerConnection, batch: list[bytes]) -> bytes:
+    """``batch`` framed as text messages, ready for the transport.
+
+    Without extensions (the server negotiates none: no compression) a server's text frame is
+    a two- to ten-byte header and the payload: framed here, since the library's per-frame
+    path (a Frame object, its checks and serialisation) cost more than building and encoding
+    the message. With extensions, or in the middle of a fragmented message (never sent by
+    this server), the library frames them."""
     protocol = ws.protocol
+    if protocol.extensions or protocol.expect_continuation_frame:
+        for data in batch:
+            protocol.send_text(data)
+        return b"".join(protocol.data_to_send())
+    parts: list[bytes] = []
+    append = parts.append
     for data in batch:
-        protocol.send_text(data)
-    chunks = protocol.data_to_send()  # only our frames: the protocol is flushed after use
-    ws.transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+        n = len(data)
+        append(_SHORT_HEADERS[n] if n < 126 else text_frame_header(n))
+        append(data)
+    return b"".join(parts)
+
+
+def _write(ws: ServerConnection, batch: list[bytes]) -> None:
+    """Write ``batch`` as text messages in one call (one ``send`` system call). Only when
+    :func:`_writable`."""
+    ws.transport.write(_frames(ws, batch))
 
 
 async def _send_batch(ws: ServerConnection, batch: list[bytes]) -> None:
@@ -284,14 +319,9 @@ async def _send_batch(ws: ServerConnection, batch: list[bytes]) -> None:
         return
     try:
         context = ws.send_context
-        protocol = ws.protocol
     except AttributeError:  # a websockets release without these: one frame at a time
         for data in batch:
             await ws.send(data, text=True)
         return
-    async with context():
-        for data in batch:
-            protocol.send_text(data)
-        chunks = protocol.data_to_send()
-        if chunks:
-            ws.transport.write(b"".join(chunks))
+    async with context():  # the connection is open inside: write, then it drains
+        ws.transport.write(_frames(ws, batch))
