@@ -175,6 +175,13 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         help="text (human-readable) or json: one JSON object per line (ATOUT_LOG_FORMAT)",
     )
     p.add_argument(
+        "--loop",
+        choices=("auto", "uvloop", "asyncio"),
+        default=_env("ATOUT_LOOP", "auto"),
+        help="event loop: uvloop (libuv, faster), asyncio (the standard one), or auto: uvloop "
+        "where it is installed, else asyncio (ATOUT_LOOP)",
+    )
+    p.add_argument(
         "--no-web",
         dest="web",
         action="store_false",

@@ -18,6 +18,7 @@ import logging
 import secrets
 import signal
 import sys
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
@@ -577,11 +578,35 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
     return 0
 
 
+def loop_factory(name: str) -> tuple[str, Callable[[], asyncio.AbstractEventLoop] | None]:
+    """The event loop ``serve --loop`` names, as (what runs, factory for ``asyncio.Runner``).
+
+    ``uvloop`` (libuv, written in Cython: the loop's own work, sockets and timers cost less),
+    ``asyncio`` (the standard loop), or ``auto``: uvloop where it is installed (it is a
+    dependency on the platforms it supports), else the standard loop. Raises ValueError when
+    uvloop is asked for and cannot be imported."""
+    if name not in ("auto", "uvloop", "asyncio"):
+        raise ValueError(f"--loop {name!r}: choose auto, uvloop or asyncio")
+    if name == "asyncio":
+        return "asyncio", None
+    try:
+        import uvloop
+    except ImportError:
+        if name == "uvloop":
+            raise ValueError(
+                "--loop uvloop: uvloop is not installed here (pip install uvloop; it does not "
+                "run on Windows); use --loop asyncio"
+            ) from None
+        return "asyncio", None
+    return f"uvloop {getattr(uvloop, '__version__', '')}".strip(), uvloop.new_event_loop
+
+
 def run(args: argparse.Namespace) -> int:
     """``atout-server serve``: run until SIGTERM or SIGINT, then shut down cleanly (exit 0)."""
     try:
         cfg = Config.from_args(args)
         setup_logging(cfg.log_level, cfg.log_format)
+        loop_name, factory = loop_factory(cfg.loop)
     except ValueError as e:  # ATOUT_LOG_FORMAT is not checked by the option's choices
         print(f"atout-server serve: {e}", file=sys.stderr)
         return 2
@@ -599,6 +624,8 @@ def run(args: argparse.Namespace) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, stop.set)
+        log.info("event loop: %s", loop_name)
         return await serve_until_stopped(cfg, stop)
 
-    return asyncio.run(main())
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(main())
