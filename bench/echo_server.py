@@ -9,7 +9,8 @@ A request is a text frame ``"K SIZE|padding"``: the server answers with K text f
 bytes each, so the echo reproduces the number and size of the frames Atout sends per action
 (measured in the same run). A frame without ``|`` is echoed back unchanged.
 
-    .venv/bin/python bench/echo_server.py [--port 0]    # prints "PORT <n>" once listening
+    .venv/bin/python bench/echo_server.py [--port 0] [--loop asyncio|uvloop]
+                                                # prints "PORT <n>" once listening
 """
 
 from __future__ import annotations
@@ -89,4 +90,12 @@ async def main(port: int) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--port", type=int, default=0)
-    asyncio.run(main(ap.parse_args().port))
+    ap.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio")
+    args = ap.parse_args()
+    factory = None
+    if args.loop == "uvloop":
+        import uvloop
+
+        factory = uvloop.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(main(args.port))
