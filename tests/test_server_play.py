@@ -243,13 +243,13 @@ async def test_bots_get_their_seats_view_unless_they_do_not_read_it() -> None:
     seen: list[tuple[str, int, dict, dict | None]] = []  # type: ignore[type-arg]
     server: Server | None = None
 
-    class Recording(Decider):
-        async def decide(self, level, bot, seat_view, legal, deal=None):  # type: ignore[no-untyped-def]
+    class Recording(Decider):  # the inline levels decide through choose_now
+        def choose_now(self, bot, seat_view, legal):  # type: ignore[no-untyped-def]
             assert server is not None
             (table,) = server.lobby.tables.values()
             expected = view(table.deal, legal.seat)
-            seen.append((level, legal.seat, seat_view, expected))
-            return await super().decide(level, bot, seat_view, legal, deal)
+            seen.append((bot.name, legal.seat, seat_view, expected))
+            return super().choose_now(bot, seat_view, legal)
 
     cfg = Config(port=0, think_delay=0.0, deal_pause=0.0, ai_share=0.0, max_bot_tables=1000)
     server = Server(cfg, None, Recording())

@@ -22,11 +22,15 @@ class Decider:
         self.deadline = deadline
         self._runner = runner
 
+    def choose_now(self, bot: Any, seat_view: dict[str, Any], legal: Legal) -> Action:
+        """A cheap level's decision (``server.ai.INLINE_LEVELS``), on the caller's thread."""
+        return bot.choose(seat_view, legal)  # type: ignore[no-any-return]
+
     async def decide(
         self, level: str, bot: Any, seat_view: dict[str, Any], legal: Legal, deal: object = None
     ) -> Action:
         if bot is not None:
-            return bot.choose(seat_view, legal)
+            return self.choose_now(bot, seat_view, legal)
         if self._runner is None:
             from server.ai.runner import Runner
 

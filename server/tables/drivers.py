@@ -9,9 +9,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import Any
 
 from server.ai import INLINE_LEVELS, make_bot
 from server.rules import (
+    Action,
+    Legal,
     legal_actions,
 )
 from server.rules.randplay import random_from_legal
@@ -98,7 +101,46 @@ class Driving(Broadcasting):
         if ticket != self.ticket:
             return
         self.driver_timer = None
+        if self.seats[seat].ai in INLINE_LEVELS and not self._bots_only():
+            # A bot that answers in well under a millisecond, at a table paced by a human:
+            # decided now (in the actor's turn, or the timer's callback) rather than in a task
+            # of its own, which cost more than the decision. The move still goes through the
+            # inbox, so it is applied like any other, after what the actor is doing.
+            action = self._decide_inline(seat)
+            if action is not None:
+                self.inbox.put_nowait(("move", ticket, action, timeout))
+            return
         self.driver = asyncio.get_running_loop().create_task(self._drive(ticket, seat, timeout))
+
+    def _bot_inputs(self, seat_no: int) -> tuple[Any, dict[str, Any], Legal] | None:
+        """The seat's bot (made on first use for the inline levels), its view and its legal
+        actions; None when the seat has nothing to do."""
+        st = self.deal
+        seat = self.seats[seat_no]
+        legal = legal_actions(st)
+        if legal is None:
+            return None
+        bot = seat.bot
+        if bot is None and seat.ai in INLINE_LEVELS:
+            bot = seat.bot = make_bot(seat.ai, self.rng.getrandbits(64))
+        # A bot that decides from ``legal`` alone is not given a view: building one is most
+        # of the cost of its move (bots run through the runner always read it).
+        seat_view = view(st, seat_no) if getattr(bot, "reads_view", True) else {}
+        return bot, seat_view, legal
+
+    def _decide_inline(self, seat_no: int) -> Action | None:
+        inputs = self._bot_inputs(seat_no)
+        if inputs is None:
+            return None
+        bot, seat_view, legal = inputs
+        try:
+            return self.lobby.decider.choose_now(bot, seat_view, legal)
+        except Exception:
+            ai = self.seats[seat_no].ai
+            log.exception(
+                "table %s: AI %s failed at seat %d; playing at random", self.id, ai, seat_no
+            )
+            return random_from_legal(legal, self.rng)
 
     async def _drive(self, ticket: int, seat_no: int, timeout: bool) -> None:
         if ticket != self.ticket:
@@ -108,19 +150,13 @@ class Driving(Broadcasting):
             await pacer.wait(self.owner)
             if ticket != self.ticket:
                 return
-        st = self.deal
         seat = self.seats[seat_no]
-        legal = legal_actions(st)
-        if legal is None:
+        inputs = self._bot_inputs(seat_no)
+        if inputs is None:
             return
+        bot, seat_view, legal = inputs
         started = time.perf_counter()
         try:
-            bot = seat.bot
-            if bot is None and seat.ai in INLINE_LEVELS:
-                bot = seat.bot = make_bot(seat.ai, self.rng.getrandbits(64))
-            # A bot that decides from ``legal`` alone is not given a view: building one is
-            # most of the cost of its move (bots run through the runner always read it).
-            seat_view = view(st, seat_no) if getattr(bot, "reads_view", True) else {}
             action = await self.lobby.decider.decide(
                 seat.ai, bot, seat_view, legal, deal=self.deal_no
             )
