@@ -35,7 +35,7 @@ from server.config import Config, token_hash
 from server.net.connection import BINARY_MARK, AtoutConnection
 from server.net.decode import Refusal, decode_request, peek_id
 from server.net.players import PlayerRequests
-from server.net.session import Session
+from server.net.session import Flusher, Session
 from server.net.web import WebFiles, worker_origins
 from server.ops.logs import connection_context
 from server.ops.logs import setup as setup_logging
@@ -96,6 +96,7 @@ class Server:
         self.web = WebFiles(connect=worker_origins(cfg.public_url)) if cfg.web else None
         self._health, self._health_at = False, -HEALTH_CACHE  # /healthz's cached answer
         self._per_address: dict[str, int] = {}  # open connections by client address
+        self._flusher = Flusher()  # writes what the sessions queued, once per loop turn
         self._handlers: dict[type, Any] = {
             P.Hello: self._on_hello,
             P.Ping: self._on_ping,
@@ -247,6 +248,7 @@ class Server:
             rate=cfg.rate,
             burst=cfg.burst,
             max_strikes=cfg.max_strikes,
+            flusher=self._flusher,
         )
         sess.address = address
         connection_context(sess.id)  # this connection's log records name it

@@ -39,6 +39,38 @@ class _CloseMark:
         self.reason = reason
 
 
+class Flusher:
+    """Flushes, once per loop turn, every session that queued messages in it: one loop
+    callback for them all (a table's event goes to four players and its spectators at once,
+    and a callback per connection cost more than the rest of queueing)."""
+
+    __slots__ = ("_due", "_loop", "_scheduled")
+
+    def __init__(self) -> None:
+        self._due: list[Session] = []
+        self._scheduled = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def add(self, sess: Session) -> None:
+        self._due.append(sess)
+        if not self._scheduled:
+            self._scheduled = True
+            loop = self._loop
+            if loop is None:
+                loop = self._loop = asyncio.get_running_loop()
+            loop.call_soon(self._run)
+
+    def _run(self) -> None:
+        self._scheduled = False
+        due, self._due = self._due, []
+        for sess in due:
+            try:
+                sess._flush()
+            except Exception:  # never expected; the others must still be flushed
+                log.exception("%s: flushing failed, closing", sess)
+                sess.abort(CloseCode.INTERNAL_ERROR, "internal server error")
+
+
 class Session:
     """State of one WebSocket connection (created by the app's handler)."""
 
@@ -54,6 +86,7 @@ class Session:
         burst: int,
         max_strikes: int,
         strike_window: float = 10.0,
+        flusher: Flusher | None = None,
     ) -> None:
         self.ws = ws
         self.id = sid
@@ -74,7 +107,8 @@ class Session:
         self._max_bytes = max_bytes
         self._wake = asyncio.Event()
         self._loop = asyncio.get_running_loop()
-        self._flush_pending = False  # a _flush callback is scheduled
+        self._flush_pending = False  # a _flush is due in this loop turn
+        self._flusher = flusher  # shared by the server's sessions (None: a callback of its own)
         self._writing = False  # the writer task is sending (and maybe waiting for the socket)
         self._max_queue = max_queue
         # token bucket (per connection) and abuse strikes within a window
@@ -140,7 +174,10 @@ class Session:
         m.bytes_out += n
         if not self._flush_pending:
             self._flush_pending = True
-            self._loop.call_soon(self._flush)
+            if self._flusher is not None:
+                self._flusher.add(self)
+            else:
+                self._loop.call_soon(self._flush)
 
     def _flush(self) -> None:
         """Write everything queued now, in one write, when the socket takes it; otherwise
