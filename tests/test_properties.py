@@ -39,7 +39,7 @@ from server.rules.deal import (
 from server.rules.randplay import random_from_legal
 from server.rules.records import record_of, replay_line
 from server.rules.scoring import result_dict
-from server.rules.views import chien_visible, deal_start_event, events, view
+from server.rules.views import chien_visible, deal_start_event, events, events_for, view
 
 SETTINGS = settings(
     max_examples=200,
@@ -197,6 +197,11 @@ def check_views(prev: DealState | None, action: Any, state: DealState) -> None:
                 assert evs[-1]["type"] == "deal_over"
         if seat is not None and prev is None:
             assert codes_in(deal_start_event(state, seat)) == set(codes_of(state.hands[seat]))
+    if prev is not None:  # the shared events of a broadcast are each seat's own
+        seats = (None, 0, 1, 2, 3)
+        assert events_for(prev, action, state, seats) == [
+            events(prev, action, state, s) for s in seats
+        ]
 
 
 def oracle_poignee_levels(state: DealState) -> set[str]:

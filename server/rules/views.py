@@ -9,6 +9,7 @@ the complete record and its result.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -130,6 +131,18 @@ def events(
         rec = record_of(new)
         out.append({"type": "deal_over", "result": rec["result"], "record": rec})
     return out
+
+
+def events_for(
+    prev: DealState, action: Action, new: DealState, seats: Sequence[int | None]
+) -> list[list[dict[str, Any]]]:
+    """``events(prev, action, new, s)`` for each ``s`` of ``seats``, computed once and shared
+    (the same list) where the seats learn the same thing: for every action but a discard,
+    whose cards only the taker is told (R5.4), what ``events`` says depends on no seat."""
+    if type(action) is Discard:
+        return [events(prev, action, new, s) for s in seats]
+    shared = events(prev, action, new, None)
+    return [shared] * len(seats)
 
 
 def deal_start_event(st: DealState, seat: int | None) -> dict[str, Any]:

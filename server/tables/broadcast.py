@@ -10,7 +10,8 @@ from typing import Any
 
 import msgspec
 
-from server.rules.views import view
+from server.rules import Action
+from server.rules.views import events_for, view
 from server.tables.base import SPECTATORS, TableBase
 from server.tables.seats import Connection, Seat
 
@@ -29,6 +30,13 @@ class Broadcasting(TableBase):
             if s.kind == "human":
                 lists.append((s.index, make(s.index)))
         self._broadcast(lists)
+
+    def _emit_action(self, prev: Any, action: Action, new: Any) -> None:
+        """Broadcast an action's events (:func:`server.rules.views.events_for`: computed once
+        for the seats that learn the same, and so encoded once)."""
+        classes = [SPECTATORS, *(s.index for s in self.seats if s.kind == "human")]
+        seats = [None if c == SPECTATORS else c for c in classes]
+        self._broadcast(list(zip(classes, events_for(prev, action, new, seats), strict=True)))
 
     def _emit_public(self, ev: dict[str, Any]) -> None:
         """A table event everybody sees identically (seats, table state, scores): the table

@@ -28,7 +28,7 @@ from server.rules import (
 from server.rules.cards import codes_of
 from server.rules.randplay import random_from_legal
 from server.rules.records import record_of
-from server.rules.views import deal_start_event, events, view
+from server.rules.views import deal_start_event, view
 from server.store.journal import Op, op
 from server.tables.drivers import Driving
 from server.tables.seats import Connection
@@ -107,7 +107,7 @@ class DealSequence(Driving):
     def _applied(self, prev: Any, action: Action, new: Any) -> None:
         self.deal = new
         self.metrics.actions_applied += 1
-        self._emit(lambda s: events(prev, action, new, s))
+        self._emit_action(prev, action, new)
         if new.phase == OVER:
             self._deal_over()
         else:
