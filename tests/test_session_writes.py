@@ -90,3 +90,26 @@ def test_frames_are_the_librarys_text_frames() -> None:
         assert text_frame_header(n) + data == Frame(Opcode.TEXT, data).serialize(
             mask=False, extensions=[]
         ), n
+
+
+async def test_fragmented_and_single_frame_messages_are_answered_in_order() -> None:
+    """Messages of one frame are handled as they are parsed, those in several frames through
+    the library's queue: whatever the mix, requests are answered in the order they were sent."""
+    async with running_server() as srv:
+        ws = await connect(f"ws://127.0.0.1:{srv.port}", subprotocols=["atout.v1"])  # type: ignore[list-item]
+        await ws.send(json.dumps({"type": "hello", "id": 0, "version": 1, "name": "frag"}))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        for i in range(1, 40, 2):
+            text = json.dumps({"type": "ping", "id": i})
+            await ws.send([text[:5], text[5:9], text[9:]])  # three frames
+            await ws.send(json.dumps({"type": "ping", "id": i + 1}))  # one frame
+            await ws.send(b"\x00binary")  # refused, in its place
+        got = []
+        for _ in range(60):
+            m = json.loads(await ws.recv())
+            got.append(m["id"] if m["type"] == "pong" else m["code"])
+        expected: list[object] = []
+        for i in range(1, 40, 2):
+            expected += [i, i + 1, "binary_frame"]
+        assert got == expected
+        await ws.close()

@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import contextvars
 import dataclasses
+import functools
 import gc
 import logging
 import secrets
@@ -258,12 +260,20 @@ class Server:
         loop = asyncio.get_running_loop()
         writer = loop.create_task(sess.writer())
         timer = loop.call_later(cfg.hello_timeout, self._hello_timeout, sess)
+        if isinstance(ws, AtoutConnection):
+            # Messages of one frame are handled as they are parsed, in this task's context
+            # (its log records name the connection); the others still come through recv.
+            ws.on_message = functools.partial(
+                contextvars.copy_context().run, self._on_frame_safe, sess
+            )
         try:
             while True:  # bytes, text frames included: decode.py checks their UTF-8
                 self._on_frame(sess, await ws.recv(decode=False))
         except ConnectionClosed:
             pass
         finally:
+            if isinstance(ws, AtoutConnection):
+                ws.on_message = None  # it holds the session: no cycle left behind
             timer.cancel()
             m.connections_open -= 1
             left = self._per_address[address] - 1
@@ -282,6 +292,15 @@ class Server:
     def _hello_timeout(self, sess: Session) -> None:
         if not sess.greeted and not sess.closed:
             sess.close_after_flush(CloseCode.HELLO_TIMEOUT, "no hello")
+
+    def _on_frame_safe(self, sess: Session, frame: bytes) -> None:
+        """:meth:`_on_frame` called by the connection as a frame is parsed: nothing may
+        escape into the library's parser."""
+        try:
+            self._on_frame(sess, frame)
+        except Exception:  # never expected: _on_frame answers every frame itself
+            log.exception("%s: error handling a frame", sess)
+            sess.error(None, ErrorCode.INTERNAL, "internal server error")
 
     def _on_frame(self, sess: Session, frame: bytes) -> None:
         self.metrics.messages_in += 1

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
@@ -30,10 +31,36 @@ _HEAD_LIMIT = 16 * 1024  # larger request heads are left to the library (it answ
 class AtoutConnection(ServerConnection):
     _head: bytes | None = b""  # the request head read so far; None once handed over
     _plain: bool = False  # a plain HTTP request: nothing after its head is read
+    #: Called with each message that fits in one frame, as it is parsed (set by the app's
+    #: handler; None: every message goes through ``recv``).
+    on_message: Callable[[bytes], None] | None = None
+    _fragmented: bool = False  # a message in several frames is being received
 
     def process_event(self, event: Any) -> None:
-        if isinstance(event, Frame) and event.opcode is Opcode.BINARY:
-            event = dataclasses.replace(event, data=BINARY_MARK + bytes(event.data))
+        if isinstance(event, Frame):
+            op = event.opcode
+            if op is Opcode.TEXT or op is Opcode.BINARY or op is Opcode.CONT:
+                data = event.data
+                if type(data) is not bytes:
+                    data = bytes(data)
+                if op is Opcode.BINARY:
+                    data = BINARY_MARK + data
+                on_message = self.on_message
+                if (
+                    on_message is not None
+                    and event.fin
+                    and op is not Opcode.CONT
+                    and not self._fragmented
+                    and not _queued(self)
+                ):
+                    # The handler would only take it from the library's queue a loop turn
+                    # later, through a future and a task step, to hand it to the same code.
+                    # Only when nothing is queued before it: the order stays the client's.
+                    on_message(data)
+                    return
+                self._fragmented = not event.fin
+                if data is not event.data:
+                    event = dataclasses.replace(event, data=data)
         super().process_event(event)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -73,6 +100,14 @@ class AtoutConnection(ServerConnection):
         ]
         self.transport.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
         self.transport.close()
+
+
+def _queued(conn: ServerConnection) -> bool:
+    """Frames wait in the library's queue for ``recv`` (True when it cannot be told)."""
+    try:
+        return len(conn.recv_messages.frames) > 0  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):
+        return True
 
 
 def _headers(head: bytes) -> list[tuple[bytes, bytes]]:
