@@ -47,6 +47,7 @@ import random
 import resource
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -988,6 +989,44 @@ def _print_phase(name: str, ph: dict[str, Any]) -> None:
     )
 
 
+def _rep(rep: int, n: int) -> str:
+    return f" #{rep + 1}" if n > 1 else ""
+
+
+def _median_phase(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One phase's figures over several runs: the median of each number (latency percentiles
+    one by one), the errors of them all; ``runs`` keeps each run's main figures."""
+    if len(runs) == 1:
+        return runs[0]
+
+    def med(xs: list[Any]) -> Any:
+        xs = [x for x in xs if x is not None]
+        return round(statistics.median(xs), 2) if xs else None
+
+    out = dict(runs[0])
+    for k, v in runs[0].items():
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            out[k] = med([r[k] for r in runs])
+        elif isinstance(v, dict) and k.startswith(("lat_", "client_loop")):
+            out[k] = {q: med([r[k][q] for r in runs]) for q in v}
+    errors: Counter[str] = Counter()
+    server_errors: Counter[str] = Counter()
+    for r in runs:
+        errors.update(r["errors"])
+        server_errors.update(r["server_errors"])
+    out["errors"], out["server_errors"] = dict(errors), dict(server_errors)
+    out["unexpected_closes"] = sum(r["unexpected_closes"] for r in runs)
+    out["runs"] = [
+        {
+            "requests_per_s": r["requests_per_s"],
+            "server_cpu_us_per_request": r["server_cpu_us_per_request"],
+            "p99_event_ms": r["lat_event_ms"]["p99"],
+        }
+        for r in runs
+    ]
+    return out
+
+
 def _ratio(a: float | None, b: float | None) -> float | None:
     if a is None or not b:
         return None
@@ -1030,6 +1069,13 @@ def main(argv: list[str] | None = None) -> int:
         help="also run the Atout phases with the server of the source tree DIR (e.g. a "
         "checkout of main) in the same run, and print this tree's figures against it",
     )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run the ai and humans phases N times, the servers taking turns; figures are "
+        "medians (for comparisons on a busy machine)",
+    )
     ap.add_argument("--quick", action="store_true", help="small and short: under a minute")
     ap.add_argument("--json", action="store_true", help="also print one JSON line of figures")
     args = ap.parse_args(argv)
@@ -1068,7 +1114,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "settings": {
             k: getattr(args, k)
-            for k in ("mode", "clients", "duration", "warmup", "pace", "procs", "seed")
+            for k in ("mode", "clients", "duration", "warmup", "pace", "procs", "seed", "repeat")
         }
         | {"loops": loops, "baseline": args.baseline, "rate": RATE, "burst": BURST},
         "machine": {"cpus": os.cpu_count(), "loadavg_start": os.getloadavg()[0]},
@@ -1104,18 +1150,28 @@ def main(argv: list[str] | None = None) -> int:
         for mode in ("ai", "humans"):
             if args.mode not in (mode, "all"):
                 continue
-            for label, _, _ in variants:
-                ph = run_phase(Phase(mode, args.clients), atouts[label], args)
-                phases[key(mode, label)] = ph
-                _print_phase(key(mode, label), ph)
-            if args.no_echo:
-                continue
+            # --repeat N: the servers take turns N times (A B C A B C ...), so that a change
+            # of the machine's load touches them alike; each figure is the median of its runs.
+            runs: dict[str, list[dict[str, Any]]] = {}
             g = 1 if mode == "ai" else 4
-            for lp in loops:
-                prof = tuple(phases[key(mode, lp)]["profile"])
-                eph = run_phase(Phase("echo", args.clients, args.clients, prof, g), echos[lp], args)
-                phases[key(f"echo_{mode}", lp)] = eph
-                _print_phase(key(f"echo_{mode}", lp), eph)
+            for rep in range(args.repeat):
+                for label, _, _ in variants:
+                    ph = run_phase(Phase(mode, args.clients), atouts[label], args)
+                    runs.setdefault(key(mode, label), []).append(ph)
+                    _print_phase(key(mode, label) + _rep(rep, args.repeat), ph)
+                if args.no_echo:
+                    continue
+                for lp in loops:
+                    prof = tuple(runs[key(mode, lp)][-1]["profile"])
+                    eph = run_phase(
+                        Phase("echo", args.clients, args.clients, prof, g), echos[lp], args
+                    )
+                    runs.setdefault(key(f"echo_{mode}", lp), []).append(eph)
+                    _print_phase(key(f"echo_{mode}", lp) + _rep(rep, args.repeat), eph)
+            for name, rs in runs.items():
+                phases[name] = _median_phase(rs)
+                if args.repeat > 1:
+                    _print_phase(f"{name} (median of {len(rs)})", phases[name])
         if args.mode == "echo":
             for lp in loops:
                 ph = run_phase(Phase("echo", args.clients, args.clients), echos[lp], args)
