@@ -50,6 +50,7 @@ from server.tables.lobby import Lobby, LobbyError
 log = logging.getLogger("atout.server")
 
 HEALTH_CACHE = 1.0  # seconds a /healthz answer is reused
+SWITCH_INTERVAL = 0.0005  # seconds a thread waiting for the GIL lets the holder run (see run)
 DEFAULT_PAGE = 50  # tables per `tables` answer when `list_tables` gives no limit
 
 try:
@@ -638,6 +639,11 @@ def run(args: argparse.Namespace) -> int:
     # lets them die young. Start-up objects (imports) never need scanning again.
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
+    # Every table write goes through the store's thread, and each hop of the GIL between it and
+    # a busy event loop waited up to the switch interval (5 ms by default): under load a write
+    # took several of them, and an action with AI seats waits for four writes in a row. A
+    # shorter interval only costs switches while the store's thread asks for the GIL.
+    sys.setswitchinterval(SWITCH_INTERVAL)
 
     async def main() -> int:
         stop = asyncio.Event()
