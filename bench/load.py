@@ -603,14 +603,19 @@ class Server:
             return []
 
     def cpu_seconds(self, thread: int | None = None) -> float:
-        """CPU time of the process, or of one of its threads (the main one: ``self.pid``)."""
-        path = (
-            f"/proc/{self.pid}/stat" if thread is None else f"/proc/{self.pid}/task/{thread}/stat"
-        )
-        with open(path) as f:
-            data = f.read()
-        fields = data[data.rindex(")") + 2 :].split()
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+        """CPU time of the process (of a cluster: of its workers), or of one of its threads
+        (the event loop's: ``self.pid``; of a cluster: every worker's main thread)."""
+        total = 0.0
+        for pid in self.pids():
+            path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{pid}/stat"
+            try:
+                with open(path) as f:
+                    data = f.read()
+            except OSError:
+                continue
+            fields = data[data.rindex(")") + 2 :].split()
+            total += (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+        return total
 
     def _status(self, key: str) -> int:
         total = 0
@@ -652,10 +657,19 @@ _PROFILED = (
 
 
 def start_atout(
-    tmp: str, max_tables: int, profile: str | None = None, root: str = ROOT, loop: str = "asyncio"
+    tmp: str,
+    max_tables: int,
+    workers: int = 0,
+    db: str | None = None,
+    *,
+    profile: str | None = None,
+    root: str = ROOT,
+    loop: str = "asyncio",
 ) -> Server:
-    """``atout-server serve`` from the source tree ``root`` (its folder first on the path)."""
-    port = _free_port()
+    """``atout-server serve`` from the source tree ``root`` (its folder first on the path;
+    ``workers`` > 0: a cluster of that many workers under a supervisor) on ``db`` (default: a
+    new SQLite file in ``tmp``)."""
+    port = _free_port() if not workers else _free_ports(workers)
     run = [sys.executable, "-m", "server.cli"]
     if profile:
         run = [sys.executable, "-c", _PROFILED, os.path.abspath(profile)]
@@ -673,6 +687,8 @@ def start_atout(
     ]  # fmt: skip
     if root == ROOT or loop != "asyncio":  # a baseline tree may predate --loop (asyncio)
         cmd += ["--loop", loop]
+    if workers:
+        cmd += ["--workers", str(workers)]
     log = open(os.path.join(tmp, "server.log"), "wb")  # noqa: SIM115 - the child writes it
     popen = subprocess.Popen(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT)
     log.close()
@@ -695,6 +711,27 @@ def start_atout(
             srv.stop()
             raise RuntimeError(f"the Atout server did not start: {_log_tail(tmp)}")
         time.sleep(0.1)
+
+
+def _free_ports(n: int) -> int:
+    """A port P such that P..P+n-1 are all free now."""
+    for _ in range(100):
+        p = _free_port()
+        if p + n > 65535:
+            continue
+        socks = []
+        try:
+            for k in range(n):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", p + k))
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+        return p
+    raise RuntimeError(f"no {n} consecutive free ports")
 
 
 def start_echo(loop: str = "asyncio") -> Server:
@@ -1052,6 +1089,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
+        "--workers", type=int, default=0, help="run the server as a cluster of N workers"
+    )
+    ap.add_argument(
+        "--db",
+        help="the server's database: a SQLite path or a postgresql:// URL (default: a"
+        " new SQLite file)",
+    )
+    ap.add_argument(
+        "--postgres",
+        action="store_true",
+        help="the server's database in a throw-away PostgreSQL server (tests/helpers_pg.py)",
+    )
+    ap.add_argument(
         "--profile",
         metavar="PATH",
         help="run the Atout server under cProfile (CPU-time clock; its event-loop thread) and "
@@ -1109,12 +1159,35 @@ def main(argv: list[str] | None = None) -> int:
         return name if label == first else f"{name}@{label}"
 
     tmp = tempfile.mkdtemp(prefix="atout-load-")
+    pg = None
+    one_db = args.postgres or (args.db or "").startswith("postgresql:")
+    if one_db and len(variants) > 1:
+        ap.error("one PostgreSQL database cannot serve several servers: no --loops/--baseline")
+    if args.postgres:
+        sys.path.insert(0, os.path.join(ROOT, "tests"))
+        from helpers_pg import HOW_TO_GET_IT, PgServer, find_bindir
+
+        bindir = find_bindir()
+        if bindir is None:
+            ap.error(HOW_TO_GET_IT)
+        pg = PgServer(bindir, durable=True).start()
+        args.db = pg.url()
     atouts: dict[str, Server] = {}
     echos: dict[str, Server] = {}
     report: dict[str, Any] = {
         "settings": {
             k: getattr(args, k)
-            for k in ("mode", "clients", "duration", "warmup", "pace", "procs", "seed", "repeat")
+            for k in (
+                "mode",
+                "clients",
+                "duration",
+                "warmup",
+                "pace",
+                "procs",
+                "seed",
+                "repeat",
+                "workers",
+            )
         }
         | {"loops": loops, "baseline": args.baseline, "rate": RATE, "burst": BURST},
         "machine": {"cpus": os.cpu_count(), "loadavg_start": os.getloadavg()[0]},
@@ -1130,8 +1203,17 @@ def main(argv: list[str] | None = None) -> int:
         for label, root, lp in variants:
             d = os.path.join(tmp, label)
             os.makedirs(d)
+            db = args.db
+            if db is not None and not db.startswith("postgresql:"):
+                db = f"{db}.{label}"  # a SQLite file of its own for each server
             atouts[label] = srv = start_atout(
-                d, max(5000, args.clients + 100), args.profile, root=root, loop=lp
+                d,
+                max(5000, args.clients + 100),
+                args.workers,
+                db,
+                profile=args.profile,
+                root=root,
+                loop=lp,
             )
             print(f"atout [{label}] pid {srv.pid} {srv.url} (source {root}, loop {lp})")
         for lp in loops:
@@ -1186,6 +1268,8 @@ def main(argv: list[str] | None = None) -> int:
             if started.name == "atout":
                 logs.append(_log_tail(os.path.join(tmp, label)))
         shutil.rmtree(tmp, ignore_errors=True)
+        if pg is not None:
+            pg.stop()
     log = "\n".join(x for x in logs if x)
     log_errors = sum(1 for ln in log.splitlines() if " ERROR " in ln or "Traceback" in ln)
     report["server_log_errors"] = log_errors
