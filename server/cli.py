@@ -177,9 +177,9 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--loop",
         choices=("auto", "uvloop", "asyncio"),
-        default=_env("ATOUT_LOOP", "auto"),
-        help="event loop: uvloop (libuv, faster), asyncio (the standard one), or auto: uvloop "
-        "where it is installed, else asyncio (ATOUT_LOOP)",
+        default=_env("ATOUT_LOOP", "asyncio"),
+        help="event loop: asyncio (the standard one), uvloop (libuv; pip install uvloop), or "
+        "auto: uvloop where it is installed, else asyncio (ATOUT_LOOP)",
     )
     p.add_argument(
         "--no-web",

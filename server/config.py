@@ -56,7 +56,7 @@ class Config:
     heartbeat: float = 2.0  # seconds between a worker's registry heartbeats
     lease: float | None = None  # s a silent worker keeps its tables (None: 5 beats, >= 3 s)
     web: bool = True  # serve the browser client at / (serve --no-web turns it off)
-    loop: str = "auto"  # event loop: auto (uvloop where installed), uvloop, asyncio
+    loop: str = "asyncio"  # event loop: asyncio, uvloop, auto (uvloop where installed)
 
     @classmethod
     def from_args(cls, args: Any) -> Config:

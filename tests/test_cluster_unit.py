@@ -185,8 +185,11 @@ async def test_routing_between_two_workers(db: str) -> None:
         e = await cb.request({"type": "join", "table": tid})
         assert e["code"] == "no_such_table"
         # and its last writes were made (not refused by its own fence)
-        await eventually(lambda: now(rows(db, "SELECT status FROM tables WHERE id = ?", tid)))
-        assert rows(db, "SELECT status FROM tables WHERE id = ?", tid) == [("abandoned",)]
+        # (the row exists as "open" from the start: wait for the abandoning write itself)
+        status = [("abandoned",)]
+        await eventually(
+            lambda: now(rows(db, "SELECT status FROM tables WHERE id = ?", tid) == status)
+        )
         for c in (cb, fresh, follow):
             await c.close()
 

@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 from helpers_server import Client, autoplay, create_table, running_server, table_finished
 from websockets.asyncio.client import connect
 
@@ -83,8 +84,22 @@ async def test_stop_closes_connections_with_going_away() -> None:
         assert c.closed_code == CloseCode.GOING_AWAY
 
 
-async def test_serve_command_logs_how_to_connect_and_exits_0_on_sigterm(tmp_path: Path) -> None:
+@pytest.mark.parametrize("loop", ["auto", "asyncio", "uvloop"])
+async def test_serve_command_logs_how_to_connect_and_exits_0_on_sigterm(
+    tmp_path: Path, loop: str
+) -> None:
+    """A deal played through ``atout-server serve`` on each event loop (``--loop``): asyncio
+    always; uvloop (not a dependency) where it is installed, and ``auto`` picks it there."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        if loop == "uvloop":
+            pytest.skip("uvloop is not installed (pip install uvloop)")
+        uvloop_here = False
+    else:
+        uvloop_here = True
     env = {**os.environ, "ATOUT_PORT": "0", "ATOUT_DB": str(tmp_path / "cli.db")}
+    env["ATOUT_LOOP"] = loop
     proc = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve", "--think-delay", "0", "--deal-pause", "0"],
         stderr=subprocess.PIPE,
@@ -103,6 +118,8 @@ async def test_serve_command_logs_how_to_connect_and_exits_0_on_sigterm(tmp_path
                 port = int(m.group(1))
                 break
         assert port, log
+        used = "uvloop" if loop == "uvloop" or (loop == "auto" and uvloop_here) else "asyncio"
+        assert any(f"event loop: {used}" in x for x in log), log
         line = await asyncio.to_thread(proc.stderr.readline)
         assert '"type": "hello"' in line and "PROTOCOL.md" in line  # how to connect
         async with connect(f"ws://127.0.0.1:{port}", subprotocols=["atout.v1"]) as ws:  # type: ignore[list-item]
@@ -122,3 +139,26 @@ async def test_serve_command_logs_how_to_connect_and_exits_0_on_sigterm(tmp_path
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_loop_option_names_the_loop_or_refuses() -> None:
+    from server.net.app import loop_factory
+
+    assert loop_factory("asyncio") == ("asyncio", None)
+    with pytest.raises(ValueError, match="auto, uvloop or asyncio"):
+        loop_factory("trio")
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        with pytest.raises(ValueError, match="not installed"):
+            loop_factory("uvloop")
+        assert loop_factory("auto") == ("asyncio", None)
+        return
+    name, factory = loop_factory("uvloop")
+    assert name.startswith("uvloop") and factory is not None
+    loop = factory()
+    try:
+        assert type(loop).__module__.startswith("uvloop")
+    finally:
+        loop.close()
+    assert loop_factory("auto")[0].startswith("uvloop")

@@ -603,9 +603,9 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
 def loop_factory(name: str) -> tuple[str, Callable[[], asyncio.AbstractEventLoop] | None]:
     """The event loop ``serve --loop`` names, as (what runs, factory for ``asyncio.Runner``).
 
-    ``uvloop`` (libuv, written in Cython: the loop's own work, sockets and timers cost less),
-    ``asyncio`` (the standard loop), or ``auto``: uvloop where it is installed (it is a
-    dependency on the platforms it supports), else the standard loop. Raises ValueError when
+    ``asyncio`` (the standard loop, the default), ``uvloop`` (libuv; not a dependency: on this
+    server it saved under 15 % of the CPU per request in bench/load.py, docs/SCALING.md section
+    5), or ``auto``: uvloop where it is installed, else asyncio. Raises ValueError when
     uvloop is asked for and cannot be imported."""
     if name not in ("auto", "uvloop", "asyncio"):
         raise ValueError(f"--loop {name!r}: choose auto, uvloop or asyncio")
