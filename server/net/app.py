@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import contextvars
 import dataclasses
-import functools
 import gc
 import logging
 import secrets
@@ -264,9 +263,12 @@ class Server:
         if isinstance(ws, AtoutConnection):
             # Messages of one frame are handled as they are parsed, in this task's context
             # (its log records name the connection); the others still come through recv.
-            ws.on_message = functools.partial(
-                contextvars.copy_context().run, self._on_frame_safe, sess
-            )
+            ctx = contextvars.copy_context()
+
+            def on_message(frame: bytes, sess: Session = sess) -> None:
+                ctx.run(self._on_frame_safe, sess, frame)
+
+            ws.on_message = on_message
         try:
             while True:  # bytes, text frames included: decode.py checks their UTF-8
                 self._on_frame(sess, await ws.recv(decode=False))

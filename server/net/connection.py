@@ -105,7 +105,7 @@ class AtoutConnection(ServerConnection):
 def _queued(conn: ServerConnection) -> bool:
     """Frames wait in the library's queue for ``recv`` (True when it cannot be told)."""
     try:
-        return len(conn.recv_messages.frames) > 0  # type: ignore[attr-defined]
+        return len(conn.recv_messages.frames) > 0
     except (AttributeError, TypeError):
         return True
 

@@ -24,7 +24,7 @@ class Decider:
 
     def choose_now(self, bot: Any, seat_view: dict[str, Any], legal: Legal) -> Action:
         """A cheap level's decision (``server.ai.INLINE_LEVELS``), on the caller's thread."""
-        return bot.choose(seat_view, legal)  # type: ignore[no-any-return]
+        return bot.choose(seat_view, legal)
 
     async def decide(
         self, level: str, bot: Any, seat_view: dict[str, Any], legal: Legal, deal: object = None
