@@ -202,6 +202,8 @@ class Link:
                         raise LinkError("acct.err_bad_key", url=self.url)
                     if code == ErrorCode.BAD_TOKEN:
                         raise LinkError("err.server", message=msg.get("message", ""))
+                    if code == ErrorCode.TABLE_MOVING:  # retried: the token stays good
+                        raise LinkError("err.moving")
                     raise LinkError("err.server", message=msg.get("message", ""))
         except (ConnectionClosed, OSError, TimeoutError) as e:
             raise LinkError("err.connect", url=self.url, error=str(e) or type(e).__name__) from None

@@ -36,6 +36,7 @@ class ErrorCode(StrEnum):
     SHUTTING_DOWN = "shutting_down"
     STORAGE_UNAVAILABLE = "storage_unavailable"
     WRONG_WORKER = "wrong_worker"
+    TABLE_MOVING = "table_moving"
     NAME_TAKEN = "name_taken"
     BAD_PASSWORD = "bad_password"
     LOGIN_FAILED = "login_failed"
@@ -104,6 +105,11 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.WRONG_WORKER: (
         "the table (or the seat token's table) lives in another worker process of this server; "
         "`details.url` is where to reconnect and send the request again"
+    ),
+    ErrorCode.TABLE_MOVING: (
+        "the table (or the seat token's table) is between two worker processes: the one that "
+        "served it stopped answering and another is taking it over. Nothing changed and a seat "
+        "token stays valid: send the request again after `details.retry_after` seconds"
     ),
     ErrorCode.NAME_TAKEN: "`register`: an account already has this name (compared after NFKC and case folding)",
     ErrorCode.BAD_PASSWORD: "`register`: the password is too short (under 8 characters) or too long",

@@ -1500,3 +1500,48 @@ def test_no_header_or_word_is_cut_at_60_and_80_columns(lang: str) -> None:
         assert "…" not in sheet, sheet
         assert all(len(ln) <= width for ln in shown.splitlines() + sheet.splitlines())
     assert "+7" in _render(score_sheet_view(m, tr, compact=True), width=60)
+
+
+def test_a_moving_table_is_resumed_with_the_same_token() -> None:
+    """PROTOCOL.md 8: `table_moving` during a reconnection is retried with the same token (a
+    `bad_token` would end it); a fake server refuses the first resuming hello that way."""
+    import asyncio
+    import json
+
+    from websockets.asyncio.server import serve
+
+    from client_cli.net import Link
+
+    hellos: list[dict[str, Any]] = []
+
+    async def handler(ws: Any) -> None:
+        async for text in ws:
+            msg = json.loads(text)
+            hellos.append(msg)
+            if msg.get("token") and len(hellos) == 2:  # the first reconnection: still moving
+                details = {"table": "w0-t", "retry_after": 0.1}
+                await ws.send(json.dumps({"type": "error", "id": "hello", "code": "table_moving",
+                                          "message": "moving", "details": details}))  # fmt: skip
+                continue
+            resumed = {"table": "w0-t", "seat": 2} if msg.get("token") else None
+            await ws.send(json.dumps({"type": "welcome", "id": msg.get("id"), "version": 1,
+                                      "server": "fake", "resumed": resumed}))  # fmt: skip
+            if len(hellos) == 1:
+                await ws.close()  # drop the first connection: the client reconnects
+
+    async def main() -> list[tuple[Any, ...]]:
+        async with serve(handler, "127.0.0.1", 0, subprotocols=["atout.v1"]) as srv:  # type: ignore[list-item]
+            port = srv.sockets[0].getsockname()[1]
+            queue: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+            link = Link(f"ws://127.0.0.1:{port}", "Ann", queue, retry_for=10, first_delay=0.05)
+            await link.open()
+            link.token = "tok-123"
+            news: list[tuple[Any, ...]] = []
+            while not news or news[-1][:2] not in (("net", "resumed"), ("net", "fatal")):
+                news.append(await asyncio.wait_for(queue.get(), 10))
+            await link.close()
+            return news
+
+    news = asyncio.run(main())
+    assert news[-1][:2] == ("net", "resumed"), news
+    assert [h.get("token") for h in hellos] == [None, "tok-123", "tok-123"]

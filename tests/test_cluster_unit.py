@@ -225,6 +225,53 @@ async def test_stale_and_missing_registrations(db: str) -> None:
             await c.close()
 
 
+async def _stop_beating(server: Server) -> None:
+    """Cancel a worker's heartbeat task (its lease then runs out; no beat of its own adopts)."""
+    assert server.cluster is not None and server.cluster._beat is not None
+    server.cluster._beat.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await server.cluster._beat
+    await server.cluster._call("workers")  # a beat handed to the registry thread has landed
+
+
+async def test_a_table_between_workers_is_moving_and_its_token_stays_good(db: str) -> None:
+    async with worker(db, 0) as a, worker(db, 1) as b:
+        ca = await Client.connect(a.port, "Ada")
+        tid = await create_table(ca, name="A's", deals=1)
+        token = (await ca.join(tid, 0))["token"]
+        assert (await ca.request({"type": "start", "table": tid}))["type"] == "ok"
+        key = token_hash(token)
+        await eventually(
+            lambda: now(rows(db, "SELECT 1 FROM token_owner WHERE token_hash = ?", key))
+        )
+        # A stops answering and its lease runs out; B has not adopted yet (its beats stopped).
+        await _stop_beating(b)
+        await _stop_beating(a)
+        rows(db, "UPDATE workers SET heartbeat_at = heartbeat_at - 3600 WHERE worker = 0")
+        assert b.cluster is not None
+        b.cluster._wake.clear()
+
+        cb = await Client.connect(b.port, "Bob")
+        e = await cb.request({"type": "watch", "table": tid})
+        assert e["code"] == "table_moving", e
+        assert e["details"]["table"] == tid and e["details"]["retry_after"] > 0
+        fresh = await Client.connect(b.port, "Ada", hello=False)
+        e = await fresh.request({"type": "hello", "version": 1, "name": "Ada", "token": token})
+        assert e["code"] == "table_moving" and e["details"]["table"] == tid, e
+        e = await cb.request({"type": "resume", "token": token})
+        assert e["code"] == "table_moving", e
+        assert b.cluster._wake.is_set()  # B's heartbeat is woken to adopt at once
+
+        # B's next beat adopts the table; the same token, sent again, resumes the seat there.
+        await b.cluster._beat_once()
+        assert b.cluster.adopted == 1 and tid in b.lobby.tables
+        w = await fresh.request({"type": "hello", "version": 1, "name": "Ada", "token": token})
+        assert w["type"] == "welcome" and w["resumed"] == {"table": tid, "seat": 0}, w
+        assert rows(db, "SELECT worker FROM table_owner WHERE table_id = ?", tid) == [(1,)]
+        for c in (ca, cb, fresh):
+            await c.close()
+
+
 async def test_a_worker_id_is_held_once(db: str) -> None:
     async with worker(db, 0) as a:
         twin = Server(Config(port=0, db=str(db), worker_id=0, heartbeat=0.05), AsyncStore(str(db)))

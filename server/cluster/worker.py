@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 
@@ -175,6 +175,7 @@ class Cluster:
         self._listener: threading.Thread | None = None
         #: table id -> ownership epoch, for every table this worker serves (the fences)
         self.epochs: dict[str, int] = {}
+        self._restoring: set[str] = set()  # adopted tables being rebuilt here (``moving``)
         self.adopted = 0  # tables taken over from lost workers (metrics, tests)
         self.lost = 0  # tables lost to another worker
         self.lobby.cluster = self
@@ -404,7 +405,11 @@ class Cluster:
         for tid, _old, epoch in taken:
             self.epochs[tid] = epoch
         ids = {tid for tid, _, _ in taken}
-        n = await self.lobby.restore(lambda tid: tid in ids and tid not in self.lobby.tables)
+        self._restoring |= ids
+        try:
+            n = await self.lobby.restore(lambda tid: tid in ids and tid not in self.lobby.tables)
+        finally:
+            self._restoring -= ids
         self.adopted += len(taken)
         for tid, old, epoch in taken:
             log.warning("worker %d: adopted table %s from worker %d (epoch %d)",
@@ -497,8 +502,10 @@ class Cluster:
         sess.hello_pending = True
         self._spawn(self._route_token(sess, msg, hello=True))
 
-    async def _owner(self, table_id: str) -> WorkerRow | None:
-        """The live registration of the other worker that owns ``table_id``, if any."""
+    async def _owner(self, table_id: str) -> WorkerRow | Literal["moving"] | None:
+        """The live registration of the other worker that owns ``table_id``; ``"moving"``
+        while the table is open but between workers (its owner's lease ran out and a live
+        worker is about to adopt it, or this one is rebuilding it); None: no such table."""
         owner, closed, row = await self._call("table_owner", table_id)
         if closed:
             return None
@@ -507,9 +514,24 @@ class Cluster:
             if owner is None or owner == self.worker:
                 return None
             row = await self._call("worker", owner)
-        if owner == self.worker or not self._live(row):
+            return row if self._live(row) else None  # never adopted: nothing records it
+        if owner == self.worker:
+            return "moving" if table_id in self._restoring else None
+        if self._live(row):
+            return row
+        if self.lobby.shutting_down or self._closed:
             return None
-        return row
+        self._wake.set()  # adopt at the next beat rather than at the next interval
+        return "moving"
+
+    def _moving(self, sess: Connection, rid: Any, table_id: str) -> None:
+        sess.error(
+            rid,
+            ErrorCode.TABLE_MOVING,
+            f"table {table_id} is moving to another worker (its own stopped answering): "
+            "send the request again in a moment",
+            details={"table": table_id, "retry_after": round(max(self.heartbeat, 0.5), 1)},
+        )
 
     def _redirect(self, sess: Connection, rid: Any, table_id: str, row: WorkerRow) -> None:
         sess.error(
@@ -529,11 +551,13 @@ class Cluster:
             return
         if row is None:
             sess.error(msg.id, ErrorCode.NO_SUCH_TABLE, f"no open table {tid[:64]!r}")
+        elif row == "moving":
+            self._moving(sess, msg.id, tid)
         else:
             self._redirect(sess, msg.id, tid, row)
 
     async def _route_token(self, sess: Connection, msg: Any, *, hello: bool) -> None:
-        row: WorkerRow | None = None
+        row: WorkerRow | Literal["moving"] | None = None
         tid: str | None = None
         failed = False
         try:
@@ -550,6 +574,8 @@ class Cluster:
             sess.error(msg.id, ErrorCode.INTERNAL, "internal server error")
         elif row is None or tid is None:
             sess.error(msg.id, ErrorCode.BAD_TOKEN, "this seat token is not valid (any more)")
+        elif row == "moving":  # the token stays good: the adopter will take it
+            self._moving(sess, msg.id, tid)
         else:
             self._redirect(sess, msg.id, tid, row)
 

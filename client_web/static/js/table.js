@@ -67,6 +67,7 @@ export class TableView {
     clearInterval(this.tick);
     cancelAnimationFrame(this.frame);
     clearTimeout(this.holdTimer);
+    clearTimeout(this.movingTimer);
     if (this.resizer) this.resizer.disconnect();
     if (this.status === "watching" && this.conn.state === "open") {
       this.conn.request({ type: "unwatch", table: this.tid }).catch(() => {});
@@ -89,6 +90,7 @@ export class TableView {
 
   /** (Re)attach to the table on a fresh connection: resume the seat, join, or watch. */
   async enter() {
+    clearTimeout(this.movingTimer);
     const saved = store.getSeat(this.tid);
     try {
       if (this.mode === "seat" && saved && saved.token) {
@@ -96,7 +98,7 @@ export class TableView {
           await this.resume(saved);
           return;
         } catch (e) {
-          if (e.code === "wrong_worker") throw e;
+          if (e.code === "wrong_worker" || e.code === "table_moving") throw e;
           if (e.code !== "bad_token") throw e;
           store.setSeat(this.tid, { token: null, seat: null });
           this.note("info", t("table.seat_released"));
@@ -109,6 +111,15 @@ export class TableView {
         store.setSeat(this.tid, { url: e.details.url });
         this.dispose();
         this.start();
+        return;
+      }
+      if (e.code === "table_moving") {
+        // Its worker stopped answering and another is adopting it (PROTOCOL.md 8): the seat
+        // token stays good; ask again after the server's hint.
+        const wait = Math.min(10, Math.max(0.25, Number(e.details && e.details.retry_after) || 1));
+        this.note("info", t("code.table_moving"));
+        clearTimeout(this.movingTimer);
+        this.movingTimer = setTimeout(() => { if (this.conn.state === "open") this.enter(); }, wait * 1000);
         return;
       }
       if (e.code === "table_full" && this.mode === "seat") {

@@ -10,7 +10,7 @@ export function errorText(err) {
   const known = ["connection_lost", "replaced", "no_such_table", "table_full", "seat_taken", "already_seated", "not_seated",
     "not_your_seat", "not_your_turn", "wrong_phase", "wrong_state", "illegal_action", "bad_token", "not_allowed",
     "limit_reached", "rate_limited", "shutting_down", "storage_unavailable", "invalid_field", "unsupported_version",
-    "no_such_deal", "unknown_type", "internal", "wrong_worker", "too_many_connections",
+    "no_such_deal", "unknown_type", "internal", "wrong_worker", "table_moving", "too_many_connections",
     // accounts (PROTOCOL.md 13)
     "name_taken", "bad_password", "login_failed", "bad_key", "not_logged_in", "no_such_player", "not_supported"];
   const wait = err && err.details && Number(err.details.retry_after);

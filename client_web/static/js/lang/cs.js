@@ -316,6 +316,7 @@ export default {
   "code.no_such_deal": "Toto rozdání není k dispozici.",
   "code.unknown_type": "Server tento požadavek nezná.",
   "code.wrong_worker": "Tento stůl je na jiném serveru: přesměrovávám…",
+  "code.table_moving": "Stůl se stěhuje do jiného procesu serveru: za chvíli to zkusím znovu…",
   "code.internal": "Na serveru se něco pokazilo. Zkuste to znovu.",
   "code.too_many_connections": "Z vaší adresy je otevřeno příliš mnoho spojení: zavřete jiné karty nebo okna Atoutu a zkuste to znovu.",
   "err.connect": "Server není dostupný. Zkontrolujte připojení; stránka to zkouší dál.",

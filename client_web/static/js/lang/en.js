@@ -299,6 +299,7 @@ export default {
   "code.no_such_deal": "This deal is not available.",
   "code.unknown_type": "The server does not know this request.",
   "code.wrong_worker": "This table lives on another server: redirecting…",
+  "code.table_moving": "This table is moving to another server process: trying again in a moment…",
   "code.internal": "Something went wrong on the server. Try again.",
   "code.too_many_connections": "Too many connections from your address: close other Atout tabs or windows, then try again.",
   "err.connect": "Cannot reach the server. Check your connection; the page keeps trying.",

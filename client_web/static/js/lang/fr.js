@@ -299,6 +299,7 @@ export default {
   "code.no_such_deal": "Cette donne n'est pas disponible.",
   "code.unknown_type": "Le serveur ne connaît pas cette demande.",
   "code.wrong_worker": "Cette table est sur un autre serveur : redirection…",
+  "code.table_moving": "Cette table passe sur un autre processus du serveur : nouvel essai dans un instant…",
   "code.internal": "Un problème est survenu sur le serveur. Réessayez.",
   "code.too_many_connections": "Trop de connexions depuis votre adresse : fermez d'autres onglets ou fenêtres d'Atout, puis réessayez.",
   "err.connect": "Impossible de joindre le serveur. Vérifiez votre connexion ; la page réessaie toute seule.",
