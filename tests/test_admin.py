@@ -173,3 +173,33 @@ def test_building_the_parser_imports_no_store() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_export_player_gives_that_players_deals_only(tmp_path: Path, capsysbinary) -> None:
+    """`export --player NAME`: the deals where the account sat (its name as compared, so a
+    look-alike finds it), `--guest` for a guest's typed name; on a database whose name keys
+    come from an older name check (here: a digit 0 not folded with the letter O) and that no server
+    has opened since, the account is found all the same."""
+    path = str(tmp_path / "p.db")
+    s = Store(path)
+    s.create_table("t1", "Club", {"deals": 4})
+    assert s.create_account("Bot0", "bot0", "registered", None, "h1")  # before look-alike folding
+    (ada,) = s.conn.execute("SELECT id FROM accounts WHERE name = 'Bot0'").fetchone()
+    for no, rec in enumerate(RECS[:4], start=1):
+        who: list[dict[str, Any]] = [{"guest": "ann"}, {"ai": "normal"}, {"ai": "normal"}]
+        who.insert(no % 2 * 2, {"account": ada} if no != 4 else {"guest": "cid"})
+        names = [w.get("guest") or ("Bot0" if "account" in w else None) for w in who]
+        s.record_deal("t1", no, rec, names, rec["result"]["scores"], seats=who)
+    s.close()
+
+    def exported(*args: str) -> list[int]:
+        code, out, err = run(capsysbinary, ["export", "--db", path, *args])
+        assert code == 0, err
+        return [json.loads(line)["meta"]["deal_no"] for line in out.splitlines()]
+
+    assert exported("--player", "BOT0") == [1, 2, 3]
+    assert exported("--player", "B\u043eTO") == [1, 2, 3]  # Cyrillic о, letter O: look-alikes
+    assert exported("--player", "ann", "--guest") == [1, 2, 3, 4]
+    assert exported("--player", "cid", "--guest") == [4]
+    code, _, err = run(capsysbinary, ["export", "--db", path, "--player", "nobody"])
+    assert code != 0 and "no player 'nobody'" in err

@@ -29,6 +29,7 @@ def script(s: Any) -> list[Any]:
     bot = s.create_account("Bot", "bot", "bot", None, "b" * 64)
     out += [ann, bot, s.create_account("ANN", "ann", "registered", None, "c" * 64)]
     out += [s.login_account("ann"), s.login_account("nobody"), s.account_named("bot")]
+    out += [s.player_names()]
     out += [s.account_for_key("a" * 64), s.account_for_key("z" * 64)]
     s.add_key(ann["id"], "d" * 64)
     out += [s.account_keys(ann["id"]), s.replace_key("d" * 64, "e" * 64)]

@@ -10,6 +10,7 @@ server is running.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -188,12 +189,21 @@ def _player_deals(db: Store, name: str, guest: bool) -> set[tuple[str, int]] | N
     from server.players.names import BadName, name_key
 
     try:
-        account = store.account_named(name_key(name))
+        key = name_key(name)
     except BadName:
         return None
-    if account is None:
-        return None
-    return set(store.player_deals(account_id=account["id"]))
+    account = store.account_named(key)
+    aid = None if account is None else account["id"]
+    if aid is None:
+        # A database upgraded but not served since keeps the keys of an older name check (a
+        # server rekeys them at start; export opens it read-only): compare with this release's
+        # keys, the oldest account first, as the rekeying would.
+        for other, stored, _ in store.player_names():
+            with contextlib.suppress(BadName):
+                if name_key(stored) == key:
+                    aid = other
+                    break
+    return None if aid is None else set(store.player_deals(account_id=aid))
 
 
 def _leaderboard(args: argparse.Namespace) -> int:

@@ -208,6 +208,17 @@ class SqlitePlayers:
                 ).fetchone()
             )
 
+    def player_names(self) -> list[tuple[int, str, str]]:
+        """Every player account's id, name and stored name key, oldest first (admin lookups
+        on a database whose keys may predate this release's name check)."""
+        with self._errors():
+            return [
+                (int(r[0]), str(r[1]), str(r[2]))
+                for r in self.conn.execute(
+                    "SELECT id, name, name_key FROM accounts WHERE ns = 'player' ORDER BY id"
+                ).fetchall()
+            ]
+
     def ai_account_named(self, level: str) -> dict[str, Any] | None:
         with self._errors():
             return _account(
