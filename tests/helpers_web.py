@@ -196,6 +196,8 @@ class PageWatch:
         self.problems: list[str] = []
         self.blocked: list[str] = []
         self.requests: list[tuple[str, int]] = []  # (url, bytes)
+        self.navigations = 0  # of the pages' main frames
+        self.aborted: list[tuple[int, str]] = []  # (navigations before it, what)
 
     def attach_context(self, ctx: Any) -> None:
         def route(r: Any) -> None:
@@ -213,6 +215,11 @@ class PageWatch:
         page.on("console", lambda m: self._console(m))
         page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
         page.on("requestfailed", lambda r: self._failed(r))
+        page.on("framenavigated", lambda f: self._navigated(f))
+
+    def _navigated(self, frame: Any) -> None:
+        if frame.parent_frame is None:
+            self.navigations += 1
 
     def _console(self, m: Any) -> None:
         if m.type in ("error", "warning") and "ERR_CONNECTION_REFUSED" not in m.text:
@@ -222,11 +229,16 @@ class PageWatch:
         # A WebSocket cut on purpose by a test is not a failed request of the page.
         if r.url.startswith("ws"):
             return
+        if "ERR_ABORTED" in str(r.failure):  # cancelled: by a navigation, if one follows it
+            self.aborted.append((self.navigations, f"request failed: {r.url} {r.failure}"))
+            return
         self.problems.append(f"request failed: {r.url} {r.failure}")
 
     def check(self) -> None:
         assert not self.blocked, f"the page tried to reach outside the server: {self.blocked}"
-        assert not self.problems, "\n".join(self.problems)
+        # A reload (or any navigation) cancels the requests still in flight: not a failure.
+        problems = self.problems + [p for n, p in self.aborted if n == self.navigations]
+        assert not problems, "\n".join(problems)
 
 
 @pytest.fixture
