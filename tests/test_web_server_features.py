@@ -102,11 +102,16 @@ def test_ai_levels_are_the_servers_described_in_the_players_language(
     page = browse(locale="fr-FR")
     page.goto(web_server.url + "/")
     page.wait_for_selector("#lobby-title")
+    # The lobby is drawn while the connection opens: the server's levels come with its welcome.
+    page.wait_for_function("() => window.__atout?.conn?.welcome")
     offered = page.evaluate(
         "(window.__atout.conn.welcome.ai_levels || []).map((x) => x.level)"
     ) or ["easy", "normal", "strong"]  # a server that does not list them: the usual three
-    options = page.locator("#level option").evaluate_all("els => els.map((e) => e.value)")
-    assert options == offered
+    page.wait_for_function(
+        "(want) => JSON.stringify([...document.querySelectorAll('#level option')]"
+        ".map((e) => e.value)) === JSON.stringify(want)",
+        arg=offered,
+    )
     assert page.input_value("#level") == "normal"  # the club player by default
     descriptions = {}
     for level in offered:
