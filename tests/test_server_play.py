@@ -4,6 +4,7 @@ twenty tables at once."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from helpers_server import (
     autoplay,
     check_no_leaks,
     check_versions,
+    choose,
     create_table,
     is_event,
     running_server,
@@ -232,22 +234,39 @@ async def test_a_join_is_announced_as_a_connected_human() -> None:
         await b.close()
 
 
-async def test_bots_get_their_seats_view_unless_they_do_not_read_it() -> None:
-    """A bot is handed exactly ``views.view`` of its own seat, except a bot that says it never
-    reads it (``reads_view = False``: the random bot), which gets nothing to read."""
+async def test_bots_get_their_seats_view_unless_they_do_not_read_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bot is handed exactly ``views.view`` of its own seat in the state it decides on (the
+    table's deal, or a state made ahead when AI seats answer at once), except a bot that says
+    it never reads it (``reads_view = False``: the random bot), which gets nothing to read."""
+    import server.tables.drivers as drivers
     from server.config import Config
     from server.net.app import Server
+    from server.rules import legal_actions
     from server.rules.views import view
     from server.tables.decider import Decider
 
+    built: list[tuple[object, int | None, dict]] = []  # type: ignore[type-arg]
+
+    def recording_view(st, seat):  # type: ignore[no-untyped-def]
+        out = view(st, seat)
+        built.append((st, seat, out))
+        return out
+
+    monkeypatch.setattr(drivers, "view", recording_view)
     seen: list[tuple[str, int, dict, dict | None]] = []  # type: ignore[type-arg]
-    server: Server | None = None
 
     class Recording(Decider):  # the inline levels decide through choose_now
         def choose_now(self, bot, seat_view, legal):  # type: ignore[no-untyped-def]
-            assert server is not None
-            (table,) = server.lobby.tables.values()
-            expected = view(table.deal, legal.seat)
+            expected = None
+            if getattr(
+                bot, "reads_view", True
+            ):  # the view the table built last, of the state decided on
+                st, seat, out = built[-1]
+                assert out is seat_view and seat == legal.seat and st.turn == legal.seat
+                assert legal_actions(st) == legal
+                expected = view(st, legal.seat)
             seen.append((bot.name, legal.seat, seat_view, expected))
             return super().choose_now(bot, seat_view, legal)
 
@@ -270,3 +289,64 @@ async def test_bots_get_their_seats_view_unless_they_do_not_read_it() -> None:
             assert got == {}, seat
         else:
             assert got == expected and got["seat"] == seat and got["hand"], (level, seat)
+
+
+async def test_ai_answers_made_at_once_are_stored_with_the_action_before_anyone_hears(
+    tmp_path: Path,
+) -> None:
+    """With no think delay, the AI seats' answers to a human's action are made in the same
+    turn of the table and written in the same group as the action (one journal group per
+    action mid-deal, whatever the AI answered); the table never moves ahead of the database:
+    whenever the human is prompted, the deal's stored actions are exactly those played."""
+    from server.rules.records import decode_record
+
+    db = tmp_path / "atout.db"
+    async with running_server(db) as srv:
+        c = await Client.connect(srv.port, "ann")
+        tid = await create_table(c, deals=1, ai="normal")
+        await c.join(tid, seat=0)
+        assert (await c.request({"type": "start", "table": tid}))["type"] == "ok"
+        table = srv.lobby.tables[tid]
+        journal = srv.lobby.journal
+        assert journal is not None
+        rng = random.Random(4)
+        i, answered, prompts = 0, 0, 0
+
+        def stored_actions() -> int | None:
+            s = Store(str(db), readonly=True)
+            try:
+                for e in s.unfinished_deals():
+                    if e["table_id"] == tid and e["deal_no"] == table.deal_no:
+                        return len(decode_record(json.dumps(e["record"]).encode()).actions)
+                return None
+            finally:
+                s.close()
+
+        while True:
+            i, m = await c.wait_for(
+                lambda m: (
+                    (m["type"] == "your_turn" and m["table"] == tid) or is_event("deal_over")(m)
+                ),
+                i,
+                timeout=20,
+            )
+            i += 1
+            if m["type"] != "your_turn":
+                break
+            prompts += 1
+            assert await asyncio.to_thread(stored_actions) == table.deal.n_actions
+            before, groups = table.deal.n_actions, journal.groups
+            r = await c.request({**choose(m["legal"], rng), "table": tid})
+            assert r["type"] == "ok", r
+            i, m = await c.wait_for(
+                lambda m: (
+                    (m["type"] == "your_turn" and m["table"] == tid) or is_event("deal_over")(m)
+                ),
+                i,
+                timeout=20,
+            )
+            if m["type"] == "your_turn":  # mid-deal: the action and the AI answers, one group
+                assert journal.groups == groups + 1
+                answered += table.deal.n_actions - before - 1
+        assert prompts > 5 and answered > prompts  # the AI answered most actions at once
+        await c.close()

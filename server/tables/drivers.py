@@ -112,10 +112,11 @@ class Driving(Broadcasting):
             return
         self.driver = asyncio.get_running_loop().create_task(self._drive(ticket, seat, timeout))
 
-    def _bot_inputs(self, seat_no: int) -> tuple[Any, dict[str, Any], Legal] | None:
+    def _bot_inputs(self, seat_no: int, st: Any = None) -> tuple[Any, dict[str, Any], Legal] | None:
         """The seat's bot (made on first use for the inline levels), its view and its legal
-        actions; None when the seat has nothing to do."""
-        st = self.deal
+        actions in ``st`` (default: the table's deal); None when the seat has nothing to do."""
+        if st is None:
+            st = self.deal
         seat = self.seats[seat_no]
         legal = legal_actions(st)
         if legal is None:
@@ -128,8 +129,8 @@ class Driving(Broadcasting):
         seat_view = view(st, seat_no) if getattr(bot, "reads_view", True) else {}
         return bot, seat_view, legal
 
-    def _decide_inline(self, seat_no: int) -> Action | None:
-        inputs = self._bot_inputs(seat_no)
+    def _decide_inline(self, seat_no: int, st: Any = None) -> Action | None:
+        inputs = self._bot_inputs(seat_no, st)
         if inputs is None:
             return None
         bot, seat_view, legal = inputs
@@ -141,6 +142,18 @@ class Driving(Broadcasting):
                 "table %s: AI %s failed at seat %d; playing at random", self.id, ai, seat_no
             )
             return random_from_legal(legal, self.rng)
+
+    def _acts_at_once(self, st: Any) -> bool:
+        """The seat to act in ``st`` is an AI seat whose move :meth:`_schedule` would decide
+        at once, in the actor's turn: an inline level, no think delay, a human present (a
+        table of bots only is paced)."""
+        seat = self.seats[st.turn]
+        return (
+            seat.kind == "ai"
+            and seat.ai in INLINE_LEVELS
+            and self.opts.think_delay <= 0
+            and not self._bots_only()
+        )
 
     async def _drive(self, ticket: int, seat_no: int, timeout: bool) -> None:
         if ticket != self.ticket:

@@ -43,6 +43,10 @@ _PHASE_OF[P.Play] = "play"
 
 log = logging.getLogger("atout.table")
 
+#: At most this many AI moves made ahead with an action (:meth:`DealSequence._moves_at_once`);
+#: the turn order reaches a human or the deal's end well before, this is only a bound.
+_AT_ONCE_MAX = 16
+
 
 def engine_action(msg: Any, seat: int) -> Action:
     """The rules engine's action for a protocol action request."""
@@ -80,7 +84,9 @@ class DealSequence(Driving):
                 return
             action = random_from_legal(legal, self.rng)
             new = apply(prev, action)
-        err = await self._commit([self._log_op(prev, action)])
+        # A timed-out human may lose the seat right after this move: nothing is chained to it.
+        steps = [(prev, action, new), *([] if timeout else self._moves_at_once(new))]
+        err = await self._commit([self._log_op(p, a) for p, a, _ in steps])
         if err is not None:
             delay = self._retry_delay()
             log.warning(
@@ -92,11 +98,47 @@ class DealSequence(Driving):
             )
             self._start_ai(action.seat, delay, timeout=timeout)
             return
-        self._applied(prev, action, new)
+        self._apply_steps(steps)
         if timeout and seat.kind == "human" and seat.session is not None:
             seat.timeouts += 1
             self.metrics.turn_timeouts += 1
             self._timed_out(action.seat)
+
+    def _moves_at_once(self, st: Any) -> list[tuple[Any, Action, Any]]:
+        """The moves the AI seats make at once after ``st`` (:meth:`_acts_at_once`: no think
+        delay, an inline level), as (state, action, next state), up to the next seat that
+        waits (a human, a delay) or the end of the deal.
+
+        They are what the table would do anyway, one inbox item each, the same bots deciding
+        on the same views; made ahead, their writes join the action's in one group (all
+        stored, or none) and their events go out with its events, once all are stored: one
+        commit and one socket write per connection instead of one per move. Nothing is
+        applied here: the caller applies them once the writes are in the database."""
+        out: list[tuple[Any, Action, Any]] = []
+        while len(out) < _AT_ONCE_MAX and st.phase != OVER and self._acts_at_once(st):
+            seat_no = st.turn
+            action = self._decide_inline(seat_no, st)
+            if action is None:
+                break
+            try:
+                new = apply(st, action)
+            except IllegalAction as e:
+                ai = self.seats[seat_no].ai
+                log.error("table %s: AI %s chose an illegal action %r: %s", self.id, ai, action, e)
+                legal = legal_actions(st)
+                if legal is None:
+                    break
+                action = random_from_legal(legal, self.rng)
+                new = apply(st, action)
+            out.append((st, action, new))
+            st = new
+        return out
+
+    def _apply_steps(self, steps: list[tuple[Any, Action, Any]]) -> None:
+        """Apply stored moves in order; the turn that follows the last is scheduled."""
+        last = len(steps) - 1
+        for i, (prev, action, new) in enumerate(steps):
+            self._applied(prev, action, new, schedule=i == last)
 
     # -- the deal sequence ---------------------------------------------------------------
 
@@ -104,13 +146,13 @@ class DealSequence(Driving):
         """The write that makes ``action`` (applied to ``prev``) durable."""
         return op("append_action", self.id, self.deal_no, prev.n_actions, action)
 
-    def _applied(self, prev: Any, action: Action, new: Any) -> None:
+    def _applied(self, prev: Any, action: Action, new: Any, *, schedule: bool = True) -> None:
         self.deal = new
         self.metrics.actions_applied += 1
         self._emit_action(prev, action, new)
         if new.phase == OVER:
             self._deal_over()
-        else:
+        elif schedule:
             self._schedule()
 
     async def _start_series(self) -> None:
@@ -260,14 +302,15 @@ class DealSequence(Driving):
             )
             sess.error(msg.id, code, e.detail, rule=e.rule)
             return
-        err = await self._commit([self._log_op(prev, action)])
+        steps = [(prev, action, new), *self._moves_at_once(new)]
+        err = await self._commit([self._log_op(p, a) for p, a, _ in steps])
         if err is not None:  # refused: nothing changed, the player may send it again
             log.warning("table %s: action of seat %d refused: %s", self.id, idx, err)
             self._refuse(sess, msg.id, err)
             return
         self.seats[idx].timeouts = 0
         sess.send_obj({"type": "ok", "id": msg.id})
-        self._applied(prev, action, new)
+        self._apply_steps(steps)
 
 
 def _deal_over_event(st: Any, seat: int | None) -> dict[str, Any]:
