@@ -438,6 +438,25 @@ def test_action_log_rules(store: Store) -> None:
     assert store.unfinished_deals()[0]["record"]["actions"] == [a0, a1]
 
 
+def test_a_batch_writes_groups_of_several_actions_all_or_nothing(store: Store) -> None:
+    """A table's group may hold an action and the AI answers made with it (server/tables):
+    written in the batch's one transaction; a group that cannot be written (here, a duplicate
+    index with another action) is refused whole, and the others are kept."""
+    rec1, rec2 = played(1), played(2)
+    store.start_deal("t1", 1, *_dealt(rec1))
+    store.start_deal("t2", 1, *_dealt(rec2))
+    a, b = rec1["actions"], rec2["actions"]
+
+    def acts(tid: str, first: int, actions: list[Any]) -> list[Any]:
+        return [("append_action", (tid, 1, first + i, x), {}) for i, x in enumerate(actions)]
+
+    assert store.write_batch([acts("t1", 0, a[:4]), acts("t2", 0, b[:1])]) == [None, None]
+    results = store.write_batch([acts("t1", 4, a[4:8]), acts("t2", 0, b[1:3])])
+    assert results[0] is None and isinstance(results[1], StoreConflict)
+    by_table = {e["table_id"]: e["record"]["actions"] for e in store.unfinished_deals()}
+    assert by_table == {"t1": a[:8], "t2": b[:1]}
+
+
 def test_closing_a_table_abandons_its_deal_in_progress(store: Store) -> None:
     rec = played(1)
     record(store, "t1", 1, rec)

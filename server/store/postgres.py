@@ -1089,17 +1089,17 @@ _FAST_INSERT = (
 def _fast_actions(
     cur: psycopg.Cursor[Any], groups: list[list[Op]], results: list[BaseException | bool | None]
 ) -> None:
-    idx = [
+    idx = [  # groups of actions only (one, or an action and the AI answers made with it)
         i
         for i, ops in enumerate(groups)
-        if results[i] is True and len(ops) == 1 and ops[0][0] == "append_action"
+        if results[i] is True and ops and all(o[0] == "append_action" and not o[2] for o in ops)
     ]
     if not idx:
         return
     rows = []
     for i in idx:
-        table_id, deal_no, n, action = groups[i][0][1]
-        rows.append({"table_id": table_id, "deal_no": deal_no, "idx": n, "action": action})
+        for _, (table_id, deal_no, n, action), _ in groups[i]:
+            rows.append({"table_id": table_id, "deal_no": deal_no, "idx": n, "action": action})
     try:
         cur.execute(_FAST_INSERT, (now(), _encode(rows).decode()))
     except pgerr.IntegrityError as e:  # a duplicate or an unknown deal: find out which

@@ -774,8 +774,8 @@ class SqliteStore(SqlitePlayers):
     ) -> list[BaseException | None]:
         """Every group in ONE transaction (``server.store.base.Store.write_batch``).
 
-        The common case, one action per group, is one ``executemany`` without
-        ``append_action``'s checks (its status and gap queries and JSON round trip) that a table
+        The common case, groups of actions only (one, or an action and the AI answers made
+        with it), is one ``executemany`` without ``append_action``'s checks (its status and gap queries and JSON round trip) that a table
         makes true by construction; the keys still refuse a duplicate or an unknown deal. If
         that fails, those groups go the slow way (the Store's own methods, one savepoint each)
         to find out which one failed."""
@@ -835,15 +835,15 @@ class SqliteStore(SqlitePlayers):
         idx = [
             i
             for i, ops in enumerate(groups)
-            if results[i] is True and len(ops) == 1 and ops[0][0] == "append_action"
+            if results[i] is True and ops and all(o[0] == "append_action" and not o[2] for o in ops)
         ]
         if not idx:
             return
         at = now()
         rows = []
         for i in idx:
-            table_id, deal_no, n, action = groups[i][0][1]
-            rows.append((table_id, deal_no, n, _encode(action).decode(), at))
+            for _, (table_id, deal_no, n, action), _ in groups[i]:
+                rows.append((table_id, deal_no, n, _encode(action).decode(), at))
         alone = len(idx) == len(groups)  # then the transaction itself is the savepoint
         if not alone:
             conn.execute("SAVEPOINT atout_fast")
