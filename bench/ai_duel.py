@@ -353,6 +353,23 @@ def report(s: dict[str, Any], args: argparse.Namespace, elapsed: float) -> str:
     return "\n".join(lines)
 
 
+def _progress(results: list[dict[str, Any]], elapsed: float) -> None:
+    """A running figure on stderr (long strong duels: see early whether a run is worth its end)."""
+    ab = ci(
+        [
+            statistics.fmean(
+                g["scores"][s] - r["ref"]["scores"][s] for s, g in enumerate(r["games"])
+            )
+            for r in results
+        ]
+    )
+    line = f"[{len(results)} deals, {elapsed:.0f} s] A - B {ab[0]:+.2f} ± {ab[1]:.2f}"
+    if "games2" in results[0]:
+        d = compare(results)["diff_per_deal"]
+        line += f", A - A2 {d[0]:+.2f} ± {d[1]:.2f}"
+    print(line, file=sys.stderr, flush=True)
+
+
 def _parse_opt(text: str) -> tuple[str, Any]:
     key, _, raw = text.partition("=")
     value: Any
@@ -399,6 +416,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="extra StrongBot parameter, e.g. max_samples=30, confidence=none (repeatable)",
     )
+    ap.add_argument(
+        "--progress",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print the running A - B (and A - A2) figure on stderr every N deals",
+    )
     ap.add_argument("--out", help="write per-deal results (JSON lines) here")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON too")
     args = ap.parse_args(argv)
@@ -436,14 +460,14 @@ def main(argv: list[str] | None = None) -> int:
             want = args.deals - len(results)
             batch = range(nxt, nxt + (want if not args.played_only else max(4, int(want * 1.6))))
             nxt = batch.stop
-            out = (
-                list(ex.map(play_deal, batch, chunksize=1)) if ex else [play_deal(i) for i in batch]
-            )
+            out = ex.map(play_deal, batch, chunksize=1) if ex else map(play_deal, batch)
             for r in out:
                 if r.get("skipped"):
                     skipped += 1
                 elif len(results) < args.deals:
                     results.append(r)
+                    if args.progress and len(results) % args.progress == 0:
+                        _progress(results, time.perf_counter() - t0)
     finally:
         if ex is not None:
             ex.shutdown()
