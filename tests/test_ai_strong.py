@@ -278,3 +278,29 @@ def test_strong_bids_and_discards_by_simulation() -> None:
                 searched["discard"] += bot.last_stats.get("worlds", 0) > 0
             st = apply(st, act)  # legal, or apply raises
     assert searched["bid"] > 100 and searched["discard"] > 5
+
+
+def test_bid_simulation_scores_each_contract_with_its_multiplier() -> None:
+    """R10.1/R10.2: one play-out scores prise and garde; the garde amount is twice the prise's
+    (no poignée or chelem in the simulation). The multiplier was once set on a field the score
+    does not read, and garde was scored as prise."""
+    from server.ai.bidsim import _play_taken, _sample_others
+    from server.ai.evaluate import choose_discard
+    from server.rules.cards import FULL_DECK, cards_of
+    from server.rules.deal import discard_rule
+
+    rng = random.Random(5)
+    checked = 0
+    for i in range(30):
+        hand = new_deal(random.Random(i)).hands[0]
+        dealt = _sample_others(rng, 0, hand, list(cards_of(FULL_DECK & ~hand)), [18] * 4)
+        if dealt is None:
+            continue
+        chien = dealt[4]
+        full = hand | chien
+        discard = choose_discard(full, *discard_rule(full))
+        one, garde = _play_taken(dealt, 0, 1, chien, discard, 2)
+        if abs(one) < 400:  # no chelem (not multiplied)
+            assert garde == 2 * one
+            checked += 1
+    assert checked >= 25

@@ -84,7 +84,9 @@ def _play_taken(
             forbidden[s] = chien  # the chien was shown and went to the taker
     rollout_hidden(p, forbidden, discard & TRUMP_MASK, discard)
     one = p.score_half()
-    p.mult = mult
+    # The score reads the contract's multiplier (R10.1, R10.2), not ``p.mult``: setting that
+    # alone changed nothing, and garde was scored as prise.
+    p.contract = MULTIPLIERS.index(mult)
     return one, p.score_half()
 
 
@@ -125,7 +127,7 @@ def simulate_bid(
         v3 = p.score_half()
         p.taker_half -= half_points(chien)
         p.taker_oud &= ~(chien & OUDLERS_MASK)
-        p.mult = MULTIPLIERS[4]
+        p.contract = 4  # garde contre: x6 (setting p.mult alone left it at x4)
         v4 = p.score_half()
         for i, v in enumerate((v1, v2, v3, v4)):
             sums[i] += v / 2
