@@ -99,9 +99,11 @@ def simulate_bid(
     out_of_time: Callable[[], bool],
     max_worlds: int = 200,
     margin: float = 0.0,
+    sans_factor: float = 1.0,
 ) -> tuple[int, list[float], int]:
     """(contract index to bid, estimated per-defender score of contracts 1..4, worlds used).
-    The seat bids the best contract whose estimate is above ``margin``."""
+    The seat bids the best contract whose estimate is above ``margin``; garde sans and garde
+    contre need only beat ``sans_factor`` times the garde's estimate (and the prise's)."""
     best = max((c for _, c in bids), default=0)
     prior = bid_values(hand)
     sums = [0.0, 0.0, 0.0, 0.0]
@@ -135,7 +137,12 @@ def simulate_bid(
     est = [(PRIOR_WEIGHT * prior[i] + sums[i]) / (PRIOR_WEIGHT + n) for i in range(4)]
     want, want_v = 0, margin
     for c in range(best + 1, 5):
-        if est[c - 1] > want_v:
+        bar = want_v
+        if c >= 3 and want == 2:
+            # Garde sans / contre against garde: the garde's estimate counts SANS_FACTOR of
+            # itself (but never below the prise's).
+            bar = max(margin, est[0] if best < 1 else margin, sans_factor * want_v)
+        if est[c - 1] > bar:
             want, want_v = c, est[c - 1]
     return want, est, n
 

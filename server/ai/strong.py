@@ -126,6 +126,7 @@ class StrongBot:
         simulate_bids: bool = True,
         bid_margin: float = -15.0,
         simulate_discard: bool = True,
+        sans_factor: float = 1.0,
         clock: Any = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
@@ -145,6 +146,7 @@ class StrongBot:
         # +1.7 +- 5.6 per deal over 150 deals, seed 5; more takes, fewer made).
         self.bid_margin = bid_margin
         self.simulate_discard = simulate_discard
+        self.sans_factor = sans_factor
         self.clock = clock  # seconds; tests give a fake clock
         self.last_stats: dict[str, Any] = {}
 
@@ -180,6 +182,7 @@ class StrongBot:
             self.rng,
             lambda: self.clock() >= deadline,
             margin=self.bid_margin,
+            sans_factor=self.sans_factor,
         )
         self.last_stats = {"worlds": n, "estimates": est, "ms": (self.clock() - t0) * 1000}
         name = CONTRACTS[want]
