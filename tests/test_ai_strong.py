@@ -60,8 +60,9 @@ class FakeClock:
 
 def test_strong_decision_stops_at_its_deadline() -> None:
     """With a clock that moves 1 ms per reading, a 20 ms budget ends the search by the clock
-    (not by the sample cap) and the last reading is at most a rollout past the deadline."""
-    for budget_ms in (20.0, 60.0):
+    (not by the sample cap) and the last reading is at most a rollout past the deadline: the
+    budget, or ``extend`` budgets for a card whose best choice is not clear."""
+    for budget_ms, extend in ((20.0, 1.0), (60.0, 1.0), (20.0, 2.5)):
         clock = FakeClock(0.001)
         bot = StrongBot(
             1,
@@ -69,15 +70,17 @@ def test_strong_decision_stops_at_its_deadline() -> None:
             confidence=None,
             max_samples=10_000,
             bid_inference=None,
+            extend=extend,
             clock=clock,
         )
         for st, legal in _positions(6, 77, min_plays=6):
             start = clock.now
             apply(st, bot.choose(view(st, legal.seat), legal))
             assert bot.last_stats["stop"] == "deadline"
-            assert 0 < bot.last_stats["samples"] < budget_ms
+            assert 0 < bot.last_stats["samples"] < budget_ms * extend
             # every clock reading but the few around the deadline is followed by work
-            assert clock.now - start <= budget_ms / 1000 + 0.005
+            assert clock.now - start <= extend * budget_ms / 1000 + 0.005
+            assert clock.now - start > (extend - 0.5) * budget_ms / 1000
 
 
 def test_strong_is_deterministic_given_seed_and_samples() -> None:

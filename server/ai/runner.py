@@ -63,7 +63,9 @@ def _worker_decide(
         bot = _worker_bots[key] = make_bot(level, os.getpid(), **dict(options))
     remaining_ms = (wall_deadline - time.time() - RETURN_MARGIN_S) * 1000.0
     if level == "strong":
-        act = bot.choose(view, legal, budget_ms=max(0.0, min(budget_ms, remaining_ms)))
+        # An open card decision may take bot.extend budgets: keep that within the deadline.
+        room = remaining_ms / max(1.0, getattr(bot, "extend", 1.0))
+        act = bot.choose(view, legal, budget_ms=max(0.0, min(budget_ms, room)))
         return act, dict(bot.last_stats)
     return bot.choose(view, legal), {}
 
