@@ -4,11 +4,11 @@ For each card decision it samples complete deals consistent with everything the 
 (:mod:`server.ai.sampler`, fed by the seat's view only), plays each legal card in every sampled
 deal (the same deals for every card) and finishes the deal with fast rollouts whose players
 all use the heuristic policy (:mod:`server.ai.policy`), or with an exact search when few tricks
-remain. The card with the best average result for its team is played. Bids, discard, chelem
-and poignée decisions are the heuristic's.
+remain. The card with the best average result for its team is played. Bids and the discard
+are simulated too (:mod:`server.ai.bidsim`); chelem and poignée decisions are the heuristic's.
 
-The time budget per decision is a parameter (a card decision whose best card is not clear by then
-may take up to EXTEND budgets); the search checks the clock between rollouts and
+The time budget per decision is a parameter; a card decision whose best card is not clear by
+then may go on up to :data:`EXTEND` budgets. The search checks the clock between rollouts and
 stops at the deadline with the best card so far (the heuristic card if nothing was evaluated).
 """
 
