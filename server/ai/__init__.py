@@ -14,7 +14,8 @@ Levels (``make_bot(level, seed)``), in the order players are offered them (:data
   ``bench/tune_bidding.py``; :mod:`.policy` for card play). Also accepted as ``heuristic``.
 - ``strong``: Monte Carlo card play over deals sampled from what the seat knows, whose rollouts
   let every seat play on its own information (:mod:`.strong`, :mod:`.sampler`,
-  :mod:`.knowledge`), exact search for the last tricks; 100 ms per decision by default. The
+  :mod:`.knowledge`), exact search for the last tricks; 100 ms per decision by default (up to
+  2.5 times that for a card whose best choice is not clear yet). The
   table server runs it through :mod:`.runner` (worker processes, deadlines).
 - ``random``: uniformly random legal actions (tests, baselines).
 
