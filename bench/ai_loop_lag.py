@@ -62,7 +62,8 @@ async def probe(interval: float, stop_at: float, lags: list[float]) -> None:
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    runner = Runner(args.workers, strong_budget_ms=args.budget_ms)
+    opts = {} if args.extend is None else {"extend": args.extend}
+    runner = Runner(args.workers, strong_budget_ms=args.budget_ms, bot_options=opts)
     runner.warm_up()
     out: dict = {"latency": [], "deals": 0}
     lags: list[float] = []
@@ -103,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--level", default="strong")
     ap.add_argument("--budget-ms", type=float, default=100.0)
     ap.add_argument("--deadline", type=float, default=2.0, help="seconds per decision")
+    ap.add_argument(
+        "--extend",
+        type=float,
+        default=None,
+        help="strong's time extension for open card decisions (default: the bot's, 2.5; 1: none)",
+    )
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: cores)")
     ap.add_argument("--pace-ms", type=float, default=0.0, help="pause after each action")
     ap.add_argument("--probe-ms", type=float, default=10.0)
