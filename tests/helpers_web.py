@@ -355,6 +355,12 @@ def trick_overlaps(page: Any) -> list[tuple[str, str]]:
     ]
 
 
+def series_over(page: Any) -> bool:
+    """The page's table has finished its series and shows the final score sheet."""
+    s = state(page)
+    return bool(s.get("state") == "finished" and s.get("sheet"))
+
+
 def act_once(
     page: Any,
     bid: str = "garde",

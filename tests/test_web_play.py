@@ -17,17 +17,13 @@ from helpers_web import (  # fixtures by name
     open_quick_game,
     play_until,
     raw_client_times,
+    series_over,
     shots,
     state,
     trick_overlaps,
     unreachable_cards,
     web_server,
 )
-
-
-def _finished(page: Any) -> bool:
-    s = state(page)
-    return bool(s.get("state") == "finished" and s.get("sheet"))
 
 
 def test_a_deal_against_three_ai_by_clicking(
@@ -45,7 +41,7 @@ def test_a_deal_against_three_ai_by_clicking(
     hand_top = None
     full_tricks = 0
     deadline = time.monotonic() + 90
-    while not _finished(page):
+    while not series_over(page):
         assert time.monotonic() < deadline, state(page)
         s = state(page)
         p = s.get("prompt")
@@ -194,7 +190,7 @@ def test_four_browsers_play_a_deal_while_a_fifth_watches(
         assert any(n in x for x in names), (n, names)
     # The spectator never sees a hand.
     assert watcher.locator(".hand .card").count() == 0
-    play_until(players, lambda: all(_finished(p) for p in players), timeout=120, bid="prise")
+    play_until(players, lambda: all(series_over(p) for p in players), timeout=120, bid="prise")
     watcher.wait_for_selector("#dlg-sheet[open]")
     results = [state(p)["result"] for p in [*players, watcher]]
     assert all(r == results[0] for r in results)
@@ -203,7 +199,7 @@ def test_four_browsers_play_a_deal_while_a_fifth_watches(
 def test_reload_mid_deal_resumes_the_same_seat(browse: Any, web_server: ThreadServer) -> None:
     page = browse()
     open_quick_game(page, web_server.url)
-    play_until([page], lambda: state(page).get("tricks", 0) >= 3 or _finished(page))
+    play_until([page], lambda: state(page).get("tricks", 0) >= 3 or series_over(page))
     before = state(page)
     if before["state"] == "finished":
         return  # an annulled deal: nothing to resume (seeded servers avoid this)
@@ -216,7 +212,7 @@ def test_reload_mid_deal_resumes_the_same_seat(browse: Any, web_server: ThreadSe
     assert after["seat"] == before["seat"] and after["v"] >= before["v"]
     assert after["status"] == "joined"
     assert after["tricks"] >= before["tricks"]
-    play_until([page], lambda: _finished(page))
+    play_until([page], lambda: series_over(page))
 
 
 def test_a_dropped_connection_reconnects_and_play_goes_on(
@@ -224,7 +220,7 @@ def test_a_dropped_connection_reconnects_and_play_goes_on(
 ) -> None:
     page = browse()
     open_quick_game(page, web_server.url)
-    play_until([page], lambda: state(page).get("tricks", 0) >= 2 or _finished(page))
+    play_until([page], lambda: state(page).get("tricks", 0) >= 2 or series_over(page))
     seat = state(page)["seat"]
     assert web_server.drop_connections() >= 1
     page.wait_for_selector("#banner.warn", timeout=5000)
@@ -233,7 +229,7 @@ def test_a_dropped_connection_reconnects_and_play_goes_on(
     page.wait_for_selector("#banner.banner-space", state="attached", timeout=15000)
     s = state(page)
     assert s["seat"] == seat and s["status"] == "joined"
-    play_until([page], lambda: _finished(page))
+    play_until([page], lambda: series_over(page))
 
 
 def test_a_second_tab_takes_the_seat_and_the_first_says_so(
@@ -260,7 +256,7 @@ def test_an_illegal_click_is_refused_with_the_reason(browse: Any, web_server: Th
     open_quick_game(page, web_server.url)
     deadline = time.monotonic() + 90
     while True:
-        assert time.monotonic() < deadline and not _finished(page), "no illegal card came up"
+        assert time.monotonic() < deadline and not series_over(page), "no illegal card came up"
         s = state(page)
         p = s.get("prompt")
         if (
@@ -288,7 +284,7 @@ def test_an_illegal_click_is_refused_with_the_reason(browse: Any, web_server: Th
     tags = page.get_attribute("#dlg-rules p.target", "data-rules")
     assert any(t.startswith("R7") for t in tags.split()), tags
     page.keyboard.press("Escape")
-    play_until([page], lambda: _finished(page))
+    play_until([page], lambda: series_over(page))
 
 
 def test_a_poignee_chosen_card_by_card(browser: Any, tmp_path: Any) -> None:
@@ -328,7 +324,7 @@ def test_a_poignee_chosen_card_by_card(browser: Any, tmp_path: Any) -> None:
         page.wait_for_selector("#side-poignee-0")
         assert "single poignée" in page.inner_text(".side")
         assert page.locator("#side-poignee-0 li").count() == option["size"]
-        play_until([page], lambda: _finished(page))
+        play_until([page], lambda: series_over(page))
         res = state(page)["result"]
         if res["status"] == "played":
             assert res["poignee"] in (20, -20)

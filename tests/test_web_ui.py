@@ -18,6 +18,7 @@ from helpers_web import (  # fixtures by name
     open_quick_game,
     play_until,
     raw_client_times,
+    series_over,
     shots,
     state,
     trick_overlaps,
@@ -25,12 +26,6 @@ from helpers_web import (  # fixtures by name
     untranslated,
     web_server,
 )
-
-
-def _finished(page: Any) -> bool:
-    s = state(page)
-    return bool(s.get("state") == "finished" and s.get("sheet"))
-
 
 LOCALES = {"en": "en-GB", "fr": "fr-FR", "cs": "cs-CZ"}
 WORDS = {  # words each language's pages must show (and the others not)
@@ -59,7 +54,7 @@ def test_each_language_renders_landing_table_and_sheet_untranslated_keys_free(
     page.click("#play-ai")
     page.wait_for_selector(".tableview .seat.me")
     assert untranslated(page) == []
-    play_until([page], lambda: _finished(page))
+    play_until([page], lambda: series_over(page))
     text = page.inner_text("#dlg-sheet")
     result = state(page)["result"]
     if result["status"] == "played":
@@ -215,7 +210,7 @@ def test_default_colours_keep_a_contrast_of_at_least_4_5(
         if where == "table":
             page.click("#play-ai")
             page.wait_for_selector(".tableview .seat.me")
-            play_until([page], lambda: (state(page).get("tricks") or 0) >= 1 or _finished(page))
+            play_until([page], lambda: (state(page).get("tricks") or 0) >= 1 or series_over(page))
             page.click("#open-rules")
             page.wait_for_selector("#dlg-rules[open] section")
             page.keyboard.press("Escape")
@@ -237,7 +232,7 @@ def test_a_whole_deal_by_keyboard_with_visible_focus(browse: Any, web_server: Th
     page.wait_for_selector(".tableview .seat.me")
     seen_focus = False
     deadline = time.monotonic() + 90
-    while not _finished(page):
+    while not series_over(page):
         assert time.monotonic() < deadline
         s = state(page)
         p = s.get("prompt")
@@ -278,7 +273,7 @@ def test_phone_width_with_touch(browse: Any, web_server: ThreadServer, shots: An
     shot_taken = set()
     hand_top = None
     deadline = time.monotonic() + 90
-    while not _finished(page):
+    while not series_over(page):
         assert time.monotonic() < deadline
         s = state(page)
         p = s.get("prompt")
@@ -324,11 +319,11 @@ def test_phone_width_with_touch(browse: Any, web_server: ThreadServer, shots: An
 def test_desktop_1920(browse: Any, web_server: ThreadServer, shots: Any) -> None:
     page = browse(viewport={"width": 1920, "height": 1080})
     open_quick_game(page, web_server.url)
-    play_until([page], lambda: (state(page).get("tricks") or 0) >= 2 or _finished(page))
+    play_until([page], lambda: (state(page).get("tricks") or 0) >= 2 or series_over(page))
     page.wait_for_timeout(100)
     page.screenshot(path=str(shots / "desktop-1920.png"))
     assert page.evaluate("document.documentElement.scrollWidth") <= 1920
-    if not _finished(page):
+    if not series_over(page):
         # The hand fits on one line at this width.
         tops = {
             round(b["y"])
@@ -546,7 +541,7 @@ def test_card_size_extremes_keep_the_hand_reachable_and_the_trick_apart(
     hand_top = None
     full = 0
     deadline = time.monotonic() + 60
-    while (state(page).get("tricks") or 0) < 6 and not _finished(page):
+    while (state(page).get("tricks") or 0) < 6 and not series_over(page):
         assert time.monotonic() < deadline
         p = state(page).get("prompt")
         if p and not page.locator("dialog[open]").count():
@@ -572,7 +567,7 @@ def test_a_laptop_screen_shows_the_whole_table_without_scrolling(
     open_quick_game(page, web_server.url)
     checked = 0
     deadline = time.monotonic() + 60
-    while checked < 3 and not _finished(page):
+    while checked < 3 and not series_over(page):
         assert time.monotonic() < deadline
         p = state(page).get("prompt")
         if (
