@@ -757,3 +757,27 @@ R10_6_ROWS = rotate(
     ),
     2,
 )
+
+
+#: Issue 13, error 1: five small trumps, the 21 and one king. The old hand count bid garde
+#: with it (-366 in the deal observed); the AI tests check that the bots pass.
+ISSUE_13_HAND = [
+    "S1",
+    "S4",
+    "S6",
+    "S10",
+    "SK",
+    "H1",
+    "H4",
+    "CQ",
+    "D3",
+    "D4",
+    "DJ",
+    "DC",
+    "DQ",
+    "T2",
+    "T3",
+    "T4",
+    "T9",
+    "T21",
+]

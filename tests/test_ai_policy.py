@@ -4,6 +4,8 @@ charge points or play the Petit when the cards (perfect information) show it is 
 
 from __future__ import annotations
 
+from helpers_rules import ISSUE_13_HAND
+
 from server.ai.evaluate import bid_values, choose_bid
 from server.ai.kernel import Pos, new_pos
 from server.ai.knowledge import mask
@@ -111,28 +113,7 @@ def test_none_prob_is_hypergeometric() -> None:
 def test_the_issue_example_hand_passes() -> None:
     # Issue 13, error 1: five small trumps, the 21 and one king: the count said garde (-366 in
     # the deal observed); the fitted model predicts a loss for every contract.
-    hand = mask(
-        [
-            "S1",
-            "S4",
-            "S6",
-            "S10",
-            "SK",
-            "H1",
-            "H4",
-            "CQ",
-            "D3",
-            "D4",
-            "DJ",
-            "DC",
-            "DQ",
-            "T2",
-            "T3",
-            "T4",
-            "T9",
-            "T21",
-        ]
-    )
+    hand = mask(ISSUE_13_HAND)
     assert max(bid_values(hand)) < 0
     assert choose_bid(hand, 0) == 0
     # Twelve trumps with the three oudlers and two kings: beyond a garde (the fitted models

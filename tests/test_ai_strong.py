@@ -11,6 +11,7 @@ import random
 import time
 
 import pytest
+from helpers_rules import ISSUE_13_HAND
 
 from server.ai import make_bot
 from server.ai.runner import Runner
@@ -242,28 +243,7 @@ def test_strong_bids_and_discards_by_simulation() -> None:
     from server.ai.bidsim import simulate_bid
     from server.ai.knowledge import mask
 
-    hand = mask(
-        [
-            "S1",
-            "S4",
-            "S6",
-            "S10",
-            "SK",
-            "H1",
-            "H4",
-            "CQ",
-            "D3",
-            "D4",
-            "DJ",
-            "DC",
-            "DQ",
-            "T2",
-            "T3",
-            "T4",
-            "T9",
-            "T21",
-        ]
-    )
+    hand = mask(ISSUE_13_HAND)
     reads = FakeClock(0.001)
     want, est, worlds = simulate_bid(hand, 3, 2, [], random.Random(1), lambda: reads() > 0.03)
     assert want == 0 and max(est) < 0 and 4 <= worlds <= 34
