@@ -84,6 +84,26 @@ def test_strong_decision_stops_at_its_deadline() -> None:
             assert clock.now - start > (extend - 0.5) * budget_ms / 1000
 
 
+def test_a_queued_pool_gives_no_extension() -> None:
+    """The runner's worker call: an open card may take ``extend`` budgets, but not while more
+    decisions wait than there are workers (each extension would be another seat's wait)."""
+    from server.ai.runner import _worker_decide
+
+    for queued, extend in ((False, 2.5), (True, 1.0)):
+        clock = FakeClock(0.001)
+        options = dict(confidence=None, max_samples=10_000, bid_inference=None, extend=2.5)
+        key = tuple(sorted({**options, "clock": clock}.items()))
+        for st, legal in _positions(4, 78, min_plays=6):
+            start = clock.now
+            act, stats = _worker_decide(
+                "strong", view(st, legal.seat), legal, time.time() + 30, 20.0, key, queued
+            )
+            apply(st, act)
+            assert stats["stop"] == "deadline"
+            assert clock.now - start <= extend * 0.020 + 0.005
+            assert clock.now - start > (extend - 0.5) * 0.020
+
+
 def test_strong_is_deterministic_given_seed_and_samples() -> None:
     """Without a deadline (a clock that never moves), a seeded search is reproducible."""
     positions = _positions(4, 31, min_plays=4)

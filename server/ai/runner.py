@@ -54,9 +54,12 @@ def _worker_decide(
     wall_deadline: float,
     budget_ms: float,
     options: tuple[tuple[str, Any], ...] = (),
+    queued: bool = False,
 ) -> tuple[Action, dict[str, Any]]:
     """Runs in a worker process: think for ``budget_ms`` at most, and answer by
-    ``wall_deadline`` (a ``time.time()`` value). Returns the action and search statistics."""
+    ``wall_deadline`` (a ``time.time()`` value). Returns the action and search statistics.
+    ``queued``: more decisions are waiting than there are workers, so an open card decision
+    does not take its extension (``StrongBot.extend``)."""
     key = (level, options)
     bot: Any = _worker_bots.get(key)
     if bot is None:
@@ -64,8 +67,9 @@ def _worker_decide(
     remaining_ms = (wall_deadline - time.time() - RETURN_MARGIN_S) * 1000.0
     if level == "strong":
         # An open card decision may take bot.extend budgets: keep that within the deadline.
-        room = remaining_ms / max(1.0, getattr(bot, "extend", 1.0))
-        act = bot.choose(view, legal, budget_ms=max(0.0, min(budget_ms, room)))
+        extend = 1.0 if queued else max(1.0, getattr(bot, "extend", 1.0))
+        room = remaining_ms / extend
+        act = bot.choose(view, legal, budget_ms=max(0.0, min(budget_ms, room)), extend=extend)
         return act, dict(bot.last_stats)
     return bot.choose(view, legal), {}
 
@@ -171,10 +175,18 @@ class Runner:
         start = time.time()
         think_ms = budget_ms if budget_ms is not None else self.strong_budget_ms
         self.pending += 1
-        if self.share_load and self.pending > self.workers:
+        queued = self.share_load and self.pending > self.workers
+        if queued:  # and no extension: a saturated pool answered half as many decisions
             think_ms *= self.workers / self.pending
         fut: Future[tuple[Action, dict[str, Any]]] = self.pool.submit(
-            _worker_decide, level, view, legal, start + deadline_s, think_ms, self.bot_options
+            _worker_decide,
+            level,
+            view,
+            legal,
+            start + deadline_s,
+            think_ms,
+            self.bot_options,
+            queued,
         )
         try:
             act, stats = await asyncio.wait_for(asyncio.wrap_future(fut), timeout=deadline_s)

@@ -162,8 +162,17 @@ class StrongBot:
         self.clock = clock  # seconds; tests give a fake clock
         self.last_stats: dict[str, Any] = {}
 
-    def choose(self, view: dict[str, Any], legal: Legal, budget_ms: float | None = None) -> Action:
+    def choose(
+        self,
+        view: dict[str, Any],
+        legal: Legal,
+        budget_ms: float | None = None,
+        extend: float | None = None,
+    ) -> Action:
+        """``extend``: this decision's :attr:`extend` (the runner gives 1.0 when its pool has a
+        queue: the time an open card would take is then another seat's wait)."""
         budget = self.budget_ms if budget_ms is None else budget_ms
+        ext = self.extend if extend is None else max(1.0, extend)
         deadline = self.clock() + budget / 1000.0
         if legal.bids and self.simulate_bids:
             return self.choose_bid(view, legal, deadline)
@@ -174,7 +183,7 @@ class StrongBot:
             return act
         if len(legal.plays) == 1:
             return Play(legal.seat, legal.plays[0])
-        card = self.choose_card(view, deadline + budget * (self.extend - 1.0) / 1000.0)
+        card = self.choose_card(view, deadline + budget * (ext - 1.0) / 1000.0)
         code = CODES[card]
         if code not in legal.plays:  # defensive: never return an illegal card
             code = legal.plays[0]
