@@ -373,7 +373,15 @@ def act_once(
     the caller's own read of the state may be one prompt older)."""
     s = state(page)
     p = s.get("prompt")
-    if not p or page.locator("dialog[open]").count():
+    if not p:
+        return None
+    if page.locator("dialog[open]").count():
+        # The sheet of a deal that ended (an annulled one too, R3.1, R3.2: dealt again) stays
+        # up while the next deal asks us to act: close it, as a player would.
+        if page.locator("dialog[open]").count() == 1 and page.locator("#dlg-sheet[open]").count():
+            with contextlib.suppress(Exception):  # it may be redrawn meanwhile
+                page.click("#sheet-close", timeout=3000)
+                return "sheet"
         return None
     if leave_poignee and p["phase"] == "play" and p["legal"]["poignees"]:
         return None
