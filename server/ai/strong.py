@@ -8,7 +8,8 @@ remain. The card with the best average result for its team is played. Bids and t
 are simulated too (:mod:`server.ai.bidsim`); chelem and poignée decisions are the heuristic's.
 
 The time budget per decision is a parameter; a card decision whose best card is not clear by
-then may go on up to :data:`EXTEND` budgets. The search checks the clock between rollouts and
+then may go on up to :data:`EXTEND` budgets (not when the server's AI pool has a queue:
+``server.ai.runner``). The search checks the clock between rollouts and
 stops at the deadline with the best card so far (the heuristic card if nothing was evaluated).
 """
 
