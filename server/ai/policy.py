@@ -20,6 +20,8 @@ trick and uses it to save a costly card.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from server.rules.cards import (
     EXCUSE,
     EXCUSE_BIT,
@@ -83,10 +85,19 @@ def none_prob(possible: int, wanted: int, size: int) -> float:
     pool = possible.bit_count()
     if size >= pool - n + 1:
         return 0.0
-    prob = 1.0
-    for i in range(n):
-        prob *= (pool - size - i) / (pool - i)
+    # It depends on three small counts only: memoised (the rollouts of the strong bot ask it
+    # about a million times a second; the cache holds at most 78 x 78 x 24 values).
+    key = pool << 16 | n << 8 | size
+    prob = _NONE_PROB.get(key)
+    if prob is None:
+        prob = 1.0
+        for i in range(n):
+            prob *= (pool - size - i) / (pool - i)
+        _NONE_PROB[key] = prob
     return prob
+
+
+_NONE_PROB: dict[int, float] = {}
 
 
 def _none(p: Pos, seat: int, wanted: int, sizes: list[int] | None) -> float:
@@ -104,22 +115,35 @@ def void_prob(p: Pos, seat: int, suit: int, sizes: list[int] | None) -> float:
     return _none(p, seat, SUIT_MASK_OF[suit], sizes)
 
 
-def beat_prob(p: Pos, opps: list[int], lead: int, card: int, sizes: list[int] | None) -> float:
+def beat_prob(p: Pos, opps: Sequence[int], lead: int, card: int, sizes: list[int] | None) -> float:
     """Chance that one of ``opps`` (still to play) can beat ``card``, the trick's best card so
     far (``lead`` the suit led; ``card`` of that suit or a trump)."""
+    # _none() written out: this is the policy's most called function.
     keep = 1.0
     is_trump = SUIT_OF[card] == TRUMP_SUIT
     above_trumps = ABOVE_SAME[card] if is_trump else TRUMP_MASK
+    hands = p.hands
     for s in opps:
-        if not p.hands[s]:
+        h = hands[s]
+        if not h:
             continue
-        if lead == TRUMP_SUIT:
-            pr = 1.0 - _none(p, s, above_trumps, sizes)
+        if h & above_trumps:
+            n_tr = 0.0 if sizes is None else none_prob(h, above_trumps, sizes[s])
         else:
-            pv = void_prob(p, s, lead, sizes)
-            pr = pv * (1.0 - _none(p, s, above_trumps, sizes))
+            n_tr = 1.0
+        if lead == TRUMP_SUIT:
+            pr = 1.0 - n_tr
+        else:
+            suit = SUIT_MASKS[lead]
+            if h & suit:
+                pv = 0.0 if sizes is None else none_prob(h, suit, sizes[s])
+            else:
+                pv = 1.0
+            pr = pv * (1.0 - n_tr)
             if not is_trump:  # a higher card of the suit (then not void: disjoint events)
-                pr += 1.0 - _none(p, s, SUIT_MASKS[lead] & ABOVE_SAME[card], sizes)
+                higher = suit & ABOVE_SAME[card]
+                if h & higher:
+                    pr += 1.0 - (0.0 if sizes is None else none_prob(h, higher, sizes[s]))
         keep *= 1.0 - min(1.0, pr)
     return 1.0 - keep
 
@@ -137,7 +161,11 @@ def _cheapest(cands: int, hand: int) -> int:
     from the shortest suit (voids for later trumping), lowest rank. Never the Excuse unless alone."""
     best = -1
     best_key: tuple[int, int, int, int] = (99, 9, 99, 99)
-    for c in _cards(cands & ~EXCUSE_BIT):
+    m = cands & ~EXCUSE_BIT
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
         s = SUIT_OF[c]
         if s == TRUMP_SUIT:
             # The Petit is an oudler: giving it away costs much more than its card points.
@@ -184,6 +212,11 @@ def choose_card(p: Pos, me: int, sizes: list[int] | None = None) -> int:
     legal = legal_mask(hand, p.lead, p.hi)
     if not legal & (legal - 1):
         return _lo(legal)
+    return choose_among(p, me, hand, legal, sizes)
+
+
+def choose_among(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None) -> int:
+    """:func:`choose_card` once the legal cards (``legal``, at least two) are known."""
     tricks_left = 18 - p.n_tricks
     if legal & EXCUSE_BIT and tricks_left == 2:
         return EXCUSE  # R8.2: kept to the last trick it would go to the other team
@@ -195,17 +228,23 @@ def choose_card(p: Pos, me: int, sizes: list[int] | None = None) -> int:
     return _follow(p, me, hand, legal, sizes)
 
 
+# _AFTER[me][n]: the seats still to play after ``me``, the (n+1)-th card of the trick.
+_AFTER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((me + i) & 3 for i in range(1, 4 - n)) for n in range(4)) for me in range(4)
+)
+
+
 def _follow(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None) -> int:
     taker = p.taker
     me_taker = me == taker
     n = len(p.trick)
     win_card = p.win_card
     win_seat = (p.leader + p.win_pos) & 3
-    after = [(me + i) & 3 for i in range(1, 4 - n)]
+    after = _AFTER[me][n]
     if me_taker:
         opps = after
     else:
-        opps = [taker] if taker in after else []
+        opps = (taker,) if taker in after else ()
     lead = p.lead
     ex = legal & EXCUSE_BIT
     cards = legal & ~EXCUSE_BIT
@@ -237,7 +276,11 @@ def _follow(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None) -> 
         return c
     # No sure winner: the cheapest card of the suit led that probably wins (a trump that may
     # be overtrumped is played low, below).
-    for c in _cards(cards & PLAIN_MASK):
+    m = cards & SUIT_MASKS[lead] if lead < TRUMP_SUIT else 0
+    while m:
+        low = m & -m
+        m ^= low
+        c = low.bit_length() - 1
         if _beats(c, win_card, lead) and beat_prob(p, opps, lead, c, sizes) <= TAKE_RISK:
             return c
     trumps = cards & TRUMP_MASK
@@ -257,13 +300,20 @@ def _beats(card: int, win_card: int, lead: int) -> bool:
     return s == lead and ws == s and card > win_card
 
 
-def _sure(p: Pos, cards: int, opps: list[int], lead: int, sizes: list[int] | None) -> int:
+def _sure(p: Pos, cards: int, opps: Sequence[int], lead: int, sizes: list[int] | None) -> int:
     """Cards of ``cards`` that take the trick whatever the opponents still to play hold."""
     out = 0
     win_card = p.win_card
-    for c in _cards(cards):
-        if _beats(c, win_card, lead) and beat_prob(p, opps, lead, c, sizes) == 0.0:
+    # Only cards of the suit led and trumps can win, and in each of the two the sure cards are
+    # the highest ones (a higher card can be beaten by fewer cards): from the top down, stop at
+    # the first card that is not sure.
+    for group in (cards & SUIT_MASKS[lead] if lead < TRUMP_SUIT else 0, cards & TRUMP_MASK):
+        while group:
+            c = group.bit_length() - 1
+            if not _beats(c, win_card, lead) or beat_prob(p, opps, lead, c, sizes) != 0.0:
+                break
             out |= 1 << c
+            group ^= 1 << c
     return out
 
 

@@ -39,7 +39,7 @@ from .heuristic import play_pos, pre_play_action
 from .kernel import Pos
 from .knowledge import Knowledge, mask, read_view, template_pos
 from .policy import choose_card
-from .rollouts import observe, rollout, rollout_hidden
+from .rollouts import rollout, rollout_hidden
 from .sampler import Sampler
 
 DEFAULT_BUDGET_MS = 100.0
@@ -299,10 +299,8 @@ class StrongBot:
                     q.play(c)
                     v = solve(q, -INF, INF, objective)
                 elif hidden_rollouts:
-                    forb = k.forbidden[:]
-                    observe(forb, q, c)
                     q.play(c)
-                    rollout_hidden(q, forb, gone, taker_pile)
+                    rollout_hidden(q, k.forbidden, gone, taker_pile)
                     v = q.value(objective)
                 else:
                     q.play(c)
