@@ -143,3 +143,50 @@ def test_the_issue_example_hand_passes() -> None:
     values = bid_values(good)
     assert values[2] > values[1] > values[0] > 0
     assert choose_bid(good, 0) == choose_bid(good, 2) == choose_bid(good, 3) == 4
+
+
+def test_sure_winners_are_the_cards_nobody_still_to_play_can_beat() -> None:
+    # _sure() walks the suit led and the trumps from the top and stops at the first card that
+    # may be beaten: it must find exactly the cards that beat the trick and that no opponent
+    # still to play can beat, with the hands exact and with possible holdings (sizes given).
+    import random
+
+    from server.ai.policy import _beats, _sure
+    from server.rules.cards import EXCUSE_BIT
+    from server.rules.core import legal_play_mask
+
+    rng = random.Random(13)
+    checked = 0
+    for _ in range(60):
+        cards = list(range(78))
+        rng.shuffle(cards)
+        hands = [sum(1 << c for c in cards[18 * s : 18 * s + 18]) for s in range(4)]
+        p = new_pos(hands, rng.randrange(4), rng.randrange(4), 2)
+        while p.n_tricks < 18:
+            me = p.turn
+            legal = legal_play_mask(p.hands[me], p.lead, p.hi) & ~EXCUSE_BIT
+            if p.trick and p.win_card >= 0 and legal:
+                after = [(me + i) & 3 for i in range(1, 4 - len(p.trick))]
+                real = p.hands
+                sizes = [h.bit_count() for h in real]
+                unseen = FULL_DECK & ~p.played & ~real[me]
+                for hands_seen, sz in ((real, None), ([unseen] * 4, sizes)):
+                    q = p.copy()
+                    q.hands = list(hands_seen)
+                    q.hands[me] = real[me]
+                    brute = 0
+                    for c in range(78):
+                        if (
+                            legal >> c & 1
+                            and _beats(c, p.win_card, p.lead)
+                            and beat_prob(q, after, p.lead, c, sz) == 0.0
+                        ):
+                            brute |= 1 << c
+                    assert _sure(q, legal, after, p.lead, sz) == brute
+                    checked += 1
+            p.play(
+                rng.choice(
+                    [c for c in range(78) if legal_play_mask(p.hands[me], p.lead, p.hi) >> c & 1]
+                )
+            )
+    assert checked > 1000
