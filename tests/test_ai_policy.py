@@ -146,12 +146,12 @@ def test_the_issue_example_hand_passes() -> None:
 
 
 def test_sure_winners_are_the_cards_nobody_still_to_play_can_beat() -> None:
-    # _sure() walks the suit led and the trumps from the top and stops at the first card that
+    # sure_winners() walks the suit led and the trumps from the top and stops at the first card that
     # may be beaten: it must find exactly the cards that beat the trick and that no opponent
     # still to play can beat, with the hands exact and with possible holdings (sizes given).
     import random
 
-    from server.ai.policy import _beats, _sure
+    from server.ai.policy import _beats, sure_winners
     from server.rules.cards import EXCUSE_BIT
     from server.rules.core import legal_play_mask
 
@@ -182,7 +182,7 @@ def test_sure_winners_are_the_cards_nobody_still_to_play_can_beat() -> None:
                             and beat_prob(q, after, p.lead, c, sz) == 0.0
                         ):
                             brute |= 1 << c
-                    assert _sure(q, legal, after, p.lead, sz) == brute
+                    assert sure_winners(q, legal, after, p.lead, sz) == brute
                     checked += 1
             p.play(
                 rng.choice(
@@ -190,3 +190,28 @@ def test_sure_winners_are_the_cards_nobody_still_to_play_can_beat() -> None:
                 )
             )
     assert checked > 1000
+
+
+def test_strong_does_not_charge_a_trick_the_taker_may_take() -> None:
+    # Issue 13, error 2, for the search: the sampled worlds tell it whether the taker can take
+    # the trick, so it used to put points on it. Seat 1 (defender) holds DK and D4 on its
+    # partner's DC, the taker (seat 3) still to play and possibly void: DK is not a candidate.
+    from server.ai.strong import _no_risky_charge
+
+    unknown = FULL_DECK & ~ME & ~mask(["DC"])
+    p = _pos([unknown, ME, unknown, unknown], 3, 0, ["DC"])
+    legal = mask(["DK", "D4"])
+    assert _no_risky_charge(p, 1, legal, [17, 18, 18, 18]) == mask(["D4"])
+    # Only costly cards legal: unchanged.
+    assert _no_risky_charge(p, 1, mask(["DK"]), [17, 18, 18, 18]) == mask(["DK"])
+    # The taker surely cannot take it (perfect information, a diamond below the cavalier): DK
+    # stays a candidate.
+    rest = FULL_DECK & ~ME & ~mask(["DC", "D2"])
+    cards = [1 << c for c in range(78) if rest >> c & 1]
+    q = _pos(
+        [sum(cards[35:52]), ME, sum(cards[17:35]), mask(["D2"]) | sum(cards[:17])], 3, 0, ["DC"]
+    )
+    assert _no_risky_charge(q, 1, legal, [17, 18, 18, 18]) == legal
+    # The taker's trick, or the taker already played: unchanged.
+    r = _pos([unknown, ME, unknown, unknown], 0, 0, ["DC"])
+    assert _no_risky_charge(r, 1, legal, [17, 18, 18, 18]) == legal

@@ -258,13 +258,13 @@ def _follow(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None) -> 
         if not cards:
             return EXCUSE
         # The taker may take it: win it surely ourselves, else give little.
-        sure = _sure(p, cards, opps, lead, sizes)
+        sure = sure_winners(p, cards, opps, lead, sizes)
         if sure:
             return _lo(sure)
         return _give(cards, ex, hand)
 
     # An opponent is winning the trick (or I am the taker).
-    sure = _sure(p, cards, opps, lead, sizes)
+    sure = sure_winners(p, cards, opps, lead, sizes)
     if sure:
         c = _lo(sure)  # the cheapest sure winner (the Petit only when it cannot be beaten)
         if SUIT_OF[c] == TRUMP_SUIT and lead != TRUMP_SUIT:
@@ -300,7 +300,9 @@ def _beats(card: int, win_card: int, lead: int) -> bool:
     return s == lead and ws == s and card > win_card
 
 
-def _sure(p: Pos, cards: int, opps: Sequence[int], lead: int, sizes: list[int] | None) -> int:
+def sure_winners(
+    p: Pos, cards: int, opps: Sequence[int], lead: int, sizes: list[int] | None
+) -> int:
     """Cards of ``cards`` that take the trick whatever the opponents still to play hold."""
     out = 0
     win_card = p.win_card

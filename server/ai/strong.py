@@ -23,6 +23,7 @@ from server.rules import Action, Bid, Discard, Legal, Play
 from server.rules.actions import CONTRACT_INDEX, CONTRACTS
 from server.rules.cards import (
     CODES,
+    EXCUSE_BIT,
     HALF_POINTS,
     INDEX,
     OUDLERS_MASK,
@@ -38,7 +39,7 @@ from .evaluate import choose_bid, choose_discard
 from .heuristic import play_pos, pre_play_action
 from .kernel import Pos
 from .knowledge import Knowledge, mask, read_view, template_pos
-from .policy import choose_card
+from .policy import beat_prob, choose_card, sure_winners
 from .rollouts import rollout, rollout_hidden
 from .sampler import Sampler
 
@@ -47,7 +48,8 @@ DEFAULT_BUDGET_MS = 100.0
 # budgets (issue 13 bounds the median card decision at 100 ms and the p95 at 300 ms). Clear
 # decisions stop early, so the median stays under the budget: 2.5 x 100 ms against a plain
 # 100 ms deadline, +7.07 +- 4.24 per deal (200 paired deals, seed 2), card decisions p50 76 ms
-# and p95 256 ms.
+# and p95 256 ms on a busy machine (p50 41-49 ms, p95 250 ms on a quiet one with the faster
+# rollouts of 1 December).
 EXTEND = 2.5
 INF = 10**9
 
@@ -136,6 +138,7 @@ class StrongBot:
         simulate_discard: bool = True,
         sans_factor: float = 0.5,
         extend: float = EXTEND,
+        safe_charge: bool = True,
         clock: Any = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
@@ -160,6 +163,10 @@ class StrongBot:
         # right, 9 of its garde sans became gardes and each lost (-182 per seat on average).
         self.sans_factor = sans_factor
         self.extend = extend  # card decisions not yet clear may take extend x the budget
+        # A defender does not put points on its partner's trick that the taker, still to play,
+        # may take (issue 13, error 2): in every sampled world the search knows whether the
+        # taker can, so it charged in 111 of 1,000 seat-deals and lost the points to him.
+        self.safe_charge = safe_charge
         self.clock = clock  # seconds; tests give a fake clock
         self.last_stats: dict[str, Any] = {}
 
@@ -246,9 +253,12 @@ class StrongBot:
         """Sum of team values and sample counts per candidate card, and the heuristic's card."""
         t0 = self.clock()
         me = k.seat
-        fallback = choose_card(play_pos(k), me, k.hand_sizes)
+        seen = play_pos(k)
+        fallback = choose_card(seen, me, k.hand_sizes)
         base = template_pos(k)
         legal_m = _legal_of(base, k)
+        if self.safe_charge:
+            legal_m = _no_risky_charge(seen, me, legal_m, k.hand_sizes)
         known = k.hand | k.played
         cands = [fallback if fallback in g else g[0] for g in equivalent_groups(legal_m, known)]
         sums = dict.fromkeys(cands, 0)
@@ -424,6 +434,33 @@ class _BidCheck:
         kept = full & ~discard
         # every suit our rule would clear (held, none kept by our discard) holds no card now
         return not any(full & m and not full & ~ours & m and kept & m for m in SUIT_MASKS)
+
+
+def _no_risky_charge(seen: Pos, me: int, legal: int, sizes: list[int]) -> int:
+    """``legal`` without the costly cards (worth 1.5 points or more; not the Excuse, which
+    stays with its team) a defender would put on a trick its partner is winning while the
+    taker, still to play, may take it (``seen``: the hands as this seat may imagine them); a
+    card that surely wins the trick stays. Unchanged when only costly cards are legal."""
+    p = seen
+    taker = p.taker
+    if me == taker or not p.trick or p.win_card < 0:
+        return legal
+    n = len(p.trick)
+    win_seat = (p.leader + p.win_pos) & 3
+    if win_seat == taker or taker not in [(me + i) & 3 for i in range(1, 4 - n)]:
+        return legal
+    if beat_prob(p, [taker], p.lead, p.win_card, sizes) == 0.0:
+        return legal  # the taker surely cannot take it: charging is safe
+    costly = 0
+    m = legal & ~EXCUSE_BIT
+    while m:
+        low = m & -m
+        m ^= low
+        if HALF_POINTS[low.bit_length() - 1] >= 3:
+            costly |= low
+    costly &= ~sure_winners(p, costly, [taker], p.lead, sizes)
+    rest = legal & ~costly
+    return rest if rest else legal
 
 
 def _legal_of(p: Pos, k: Knowledge) -> int:
