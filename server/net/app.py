@@ -116,7 +116,9 @@ class Server:
         self._handlers.update(self.players.handlers())
         self.reviews: Reviews | None = None
         if self.players.keeps_players and cfg.reviews:
-            self.reviews = Reviews(store, cfg.par_level, self.lobby.announce)
+            self.reviews = Reviews(
+                store, cfg.par_level, self.lobby.announce, process=cfg.review_process
+            )
             self.lobby.reviews = self.reviews
 
     # -- lifecycle ---------------------------------------------------------------------------
