@@ -611,11 +611,32 @@ class Server:
         except OSError:
             return []
 
+    def all_pids(self) -> list[int]:
+        """The server's processes and every process they started (the reviews' worker, the
+        strong AI's pool): the server's CPU and memory are theirs too."""
+        out: list[int] = []
+        todo = self.pids()
+        while todo:
+            pid = todo.pop()
+            out.append(pid)
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tasks:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/children") as f:
+                        todo.extend(int(x) for x in f.read().split())
+                except OSError:
+                    continue
+        return out
+
     def cpu_seconds(self, thread: int | None = None) -> float:
-        """CPU time of the process (of a cluster: of its workers), or of one of its threads
-        (the event loop's: ``self.pid``; of a cluster: every worker's main thread)."""
+        """CPU time of the process and its children (of a cluster: of its workers and
+        theirs), or of one of its threads (the event loop's: ``self.pid``; of a cluster: every
+        worker's main thread)."""
         total = 0.0
-        for pid in self.pids():
+        for pid in self.pids() if thread is not None else self.all_pids():
             path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{pid}/stat"
             try:
                 with open(path) as f:
@@ -628,7 +649,7 @@ class Server:
 
     def _status(self, key: str) -> int:
         total = 0
-        for pid in self.pids():
+        for pid in self.all_pids():
             try:
                 with open(f"/proc/{pid}/status") as f:
                     for line in f:
