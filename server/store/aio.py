@@ -61,7 +61,7 @@ class AsyncStore:
         self._closed = False
         try:
             self._store: Store = self._executor.submit(
-                lambda: open_store(path, **store_options)
+                lambda: _opened(open_store(path, **store_options))
             ).result()
         except BaseException:
             self._executor.shutdown(wait=False)
@@ -376,6 +376,14 @@ def _payload(args: tuple) -> str:
 def _consume(fut: asyncio.Future) -> None:
     if not fut.cancelled():
         fut.exception()
+
+
+def _opened(store: Store) -> Store:
+    """The server's store: a SQLite one checkpoints its WAL off the writes' path."""
+    background = getattr(store, "checkpoint_in_background", None)
+    if background is not None:
+        background()
+    return store
 
 
 def open_store(path: str, **options: Any) -> Store:
