@@ -11,7 +11,8 @@ The parent (:class:`ReviewWorker`) starts ``python -m server.players.review_work
 on its standard input and output and sends one deal at a time: a 4-byte big-endian length, then
 ``[record, level]`` as JSON; the child answers the same way with ``[review, None]`` or
 ``[None, error text]``. The child exits when its input ends, which is also what happens when the
-server dies, even by SIGKILL: nothing outlives the server or keeps its output pipes open. It
+server dies, even by SIGKILL: nothing outlives the server or keeps its output pipes open (its
+standard error is not the server's: it writes nothing to the server's log). It
 ignores SIGINT (a Ctrl-C in the server's terminal is the server's to handle) and is told to
 stop by the end of its input. A child that dies is started again for the next deal; the deal
 it had is reviewed in a thread instead (:class:`server.players.service.Reviews`).
@@ -54,20 +55,23 @@ def main() -> int:
     from server.players.par import review_deal  # the bots: imported once, here
 
     inp, out = sys.stdin.buffer, sys.stdout.buffer
-    _write(out, READY)
-    while True:
-        head = _read_exactly(inp, _LEN)
-        if head is None:
-            return 0  # the server closed the pipe, or is gone
-        body = _read_exactly(inp, int.from_bytes(head, "big"))
-        if body is None:
-            return 0
-        try:
-            record, level = _decode(body)
-            answer: list[Any] = [review_deal(record, level), None]
-        except Exception as e:  # the parent logs it and reviews the deal itself
-            answer = [None, f"{type(e).__name__}: {e}"]
-        _write(out, _encode(answer))
+    try:
+        _write(out, READY)
+        while True:
+            head = _read_exactly(inp, _LEN)
+            if head is None:
+                return 0  # the server closed the pipe, or is gone
+            body = _read_exactly(inp, int.from_bytes(head, "big"))
+            if body is None:
+                return 0
+            try:
+                record, level = _decode(body)
+                answer: list[Any] = [review_deal(record, level), None]
+            except Exception as e:  # the parent logs it and reviews the deal itself
+                answer = [None, f"{type(e).__name__}: {e}"]
+            _write(out, _encode(answer))
+    except OSError:  # the server is gone (a broken pipe): nobody to answer
+        return 0
 
 
 class ReviewError(Exception):
@@ -96,6 +100,9 @@ class ReviewWorker:
             "server.players.review_worker",
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
+            # Not the server's: its log is the server's own (JSON lines, maybe), and whatever
+            # goes wrong in the child reaches the server's log as a ReviewError.
+            stderr=asyncio.subprocess.DEVNULL,
             env=env,
         )
         self.started += 1
