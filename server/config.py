@@ -47,7 +47,6 @@ class Config:
     ai_deadline: float = 2.0  # seconds a searching AI (strong) may think per decision
     par_level: str = "heuristic"  # the reference bot that replays every scored deal (issue 12)
     reviews: bool = True  # par and ratings after each scored deal (server/players/service.py)
-    review_process: bool = True  # the par in a process of its own (False: a thread of the server)
     seed: int | None = None  # tests and docs only: reproducible deals (never in production)
     # Several worker processes on one database (server/cluster/worker.py); worker_id None: alone.
     worker_id: int | None = None

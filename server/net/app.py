@@ -116,9 +116,7 @@ class Server:
         self._handlers.update(self.players.handlers())
         self.reviews: Reviews | None = None
         if self.players.keeps_players and cfg.reviews:
-            self.reviews = Reviews(
-                store, cfg.par_level, self.lobby.announce, process=cfg.review_process
-            )
+            self.reviews = Reviews(store, cfg.par_level, self.lobby.announce)
             self.lobby.reviews = self.reviews
 
     # -- lifecycle ---------------------------------------------------------------------------

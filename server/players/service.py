@@ -1,11 +1,11 @@
 """The review of every scored deal, off the event loop, one deal at a time in finishing order.
 
 After a deal's record is in the database its table calls :meth:`Reviews.deal_recorded`. One
-task takes the deals in order: the par replay and the seat figures run in a worker process
-(:func:`server.players.par.review_deal`: a few ms of CPU per deal, bench/par_cost.py; see
-:mod:`server.players.review_worker`, which exits with the server, even a killed one; in a thread
-of the server, where they ran first, they held the GIL in turn with the event loop), or in a
-thread when the process cannot be run,
+task takes the deals in order: the par replay and the seat figures run in a worker thread
+(:func:`server.players.par.review_deal`: a few ms of CPU per deal, bench/par_cost.py; the
+thread gives the GIL back every switch interval, 5 ms, so the loop waits at most that long; a
+worker process was tried first and dropped: a killed server left it behind, holding the
+server's output pipe),
 then the ratings are updated and everything is stored in one store transaction
 (``Store.apply_review``; openskill's arithmetic for one deal is ~0.3 ms, done on the store's
 thread inside that transaction so that a rating is read and written atomically), and the table,
@@ -24,11 +24,8 @@ from typing import Any
 
 from server.players import ratings
 from server.players.par import REFERENCE_LEVELS, review_deal
-from server.players.review_worker import ReviewError, ReviewWorker
 
 log = logging.getLogger("atout.players")
-
-WORKER_FAILURES = 3  # failures in a row after which the reviews stay in a thread
 
 
 def rating_view(r: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -57,7 +54,6 @@ class Reviews:
         level: str = "heuristic",
         announce: Callable[[str, dict[str, Any]], Any] | None = None,
         owned: Callable[[str], bool] | None = None,
-        process: bool = True,
     ) -> None:
         if level not in REFERENCE_LEVELS:
             raise ValueError(f"par level {level!r}: one of {', '.join(REFERENCE_LEVELS)}")
@@ -69,9 +65,6 @@ class Reviews:
         self._queued: set[tuple[str, int]] = set()
         self._task: asyncio.Task[None] | None = None
         self._pool: ThreadPoolExecutor | None = None
-        # The par's process (None: reviews run in a thread of the server)
-        self.worker: ReviewWorker | None = ReviewWorker() if process else None
-        self._worker_failures = 0  # in a row; the process is given up after WORKER_FAILURES
         self._busy = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -89,8 +82,6 @@ class Reviews:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        if self.worker is not None:
-            await self.worker.close()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
@@ -153,30 +144,6 @@ class Reviews:
         return self._pool
 
     async def _compute(self, record: dict[str, Any]) -> dict[str, Any]:
-        worker = self.worker
-        if worker is not None:
-            try:
-                review = await worker.review(record, self.level)
-            except ReviewError as e:
-                self._worker_failures += 1
-                if self._worker_failures >= WORKER_FAILURES:
-                    log.error(
-                        "reviews: the worker process failed %d times in a row (%s); "
-                        "reviewing in a thread from now on",
-                        self._worker_failures,
-                        e,
-                    )
-                    self.worker = None
-                    await worker.close()
-                else:
-                    log.warning(
-                        "reviews: the worker process failed (%s); this deal is "
-                        "reviewed in a thread",
-                        e,
-                    )
-            else:
-                self._worker_failures = 0
-                return review
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor(), review_deal, record, self.level)
 
