@@ -612,8 +612,8 @@ class Server:
             return []
 
     def all_pids(self) -> list[int]:
-        """The server's processes and every process they started (the reviews' worker, the
-        strong AI's pool): the server's CPU and memory are theirs too."""
+        """The server's processes and every process they started (the strong AI's pool): the
+        server's CPU and memory are theirs too."""
         out: list[int] = []
         todo = self.pids()
         while todo:
