@@ -65,6 +65,7 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 TIMEOUT = 60.0  # seconds any single request of the set-up may take
+CLIENT_READ_SIZE = 64 * 1024  # bytes a client asks of its socket per read (see _open)
 CONNECT_PARALLEL = 50  # connections opened at once (the servers' listen backlog is 1024)
 # The server's per-connection rate limit for the run (``serve --rate/--burst``): far above what
 # a client sends (at saturation with 1,000 clients, under 10 frames/s each), so the figures are
@@ -395,6 +396,7 @@ class Spec:
     active: int = 0  # echo: clients that send requests (the others stay connected, idle)
     group: int = 1  # echo: clients taking turns like the seats of a table (humans: 4)
     profile: tuple[float, int, int] = DEFAULT_PROFILE
+    read_size: int = CLIENT_READ_SIZE  # bytes per socket read (0: the transport's own)
 
 
 def _raise_nofile() -> None:
@@ -403,8 +405,8 @@ def _raise_nofile() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-async def _open(url: str) -> ClientConnection:
-    return await connect(
+async def _open(url: str, read_size: int = CLIENT_READ_SIZE) -> ClientConnection:
+    ws = await connect(
         url,
         subprotocols=["atout.v1"],  # type: ignore[list-item]
         compression=None,
@@ -412,6 +414,13 @@ async def _open(url: str) -> ClientConnection:
         open_timeout=TIMEOUT,
         close_timeout=5,
     )
+    # The clients are the measuring instrument: asyncio's selector transport reads 256 KiB at a
+    # time, above glibc's mmap threshold, and each read cost ~13 us more than a 64 KiB one
+    # (server/net/connection.py READ_SIZE). With four players per table a client process did
+    # several reads per action and was the run's bottleneck before the server was.
+    if read_size and getattr(ws.transport, "max_size", 0) > read_size:
+        ws.transport.max_size = read_size  # type: ignore[attr-defined]
+    return ws
 
 
 async def _setup(spec: Spec, stats: Stats) -> tuple[list[Conn], list[Any]]:
@@ -428,7 +437,7 @@ async def _setup(spec: Spec, stats: Stats) -> tuple[list[Conn], list[Any]]:
     async def player(i: int) -> Player:
         # a cluster: each table on one worker, tables spread evenly (a table's four together)
         table_no = (spec.first + i) // (4 if spec.mode == "humans" else 1)
-        ws = await _open(urls[table_no % len(urls)])
+        ws = await _open(urls[table_no % len(urls)], spec.read_size)
         p = Player(ws, stats, spec.pace, rng(i))
         conns.append(p)
         p.start()
@@ -484,7 +493,7 @@ async def _setup(spec: Spec, stats: Stats) -> tuple[list[Conn], list[Any]]:
         async with sem:
             cs = []
             for k in range(spec.group):
-                ws = await _open(spec.url)
+                ws = await _open(spec.url, spec.read_size)
                 c = EchoClient(ws, stats, spec.pace, rng(i + k), spec.profile)
                 conns.append(c)
                 c.start()
@@ -602,11 +611,32 @@ class Server:
         except OSError:
             return []
 
+    def all_pids(self) -> list[int]:
+        """The server's processes and every process they started (the strong AI's pool): the
+        server's CPU and memory are theirs too."""
+        out: list[int] = []
+        todo = self.pids()
+        while todo:
+            pid = todo.pop()
+            out.append(pid)
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tasks:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/children") as f:
+                        todo.extend(int(x) for x in f.read().split())
+                except OSError:
+                    continue
+        return out
+
     def cpu_seconds(self, thread: int | None = None) -> float:
-        """CPU time of the process (of a cluster: of its workers), or of one of its threads
-        (the event loop's: ``self.pid``; of a cluster: every worker's main thread)."""
+        """CPU time of the process and its children (of a cluster: of its workers and
+        theirs), or of one of its threads (the event loop's: ``self.pid``; of a cluster: every
+        worker's main thread)."""
         total = 0.0
-        for pid in self.pids():
+        for pid in self.pids() if thread is not None else self.all_pids():
             path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{pid}/stat"
             try:
                 with open(path) as f:
@@ -619,7 +649,7 @@ class Server:
 
     def _status(self, key: str) -> int:
         total = 0
-        for pid in self.pids():
+        for pid in self.all_pids():
             try:
                 with open(f"/proc/{pid}/status") as f:
                     for line in f:
@@ -845,6 +875,7 @@ def run_phase(ph: Phase, srv: Server, args: argparse.Namespace) -> dict[str, Any
                 active=max(0, min(c * group, ph.active - first)),
                 profile=ph.profile,
                 group=group if ph.mode == "echo" else 1,
+                read_size=args.client_read_size,
             )
             first += c * group
             pr = ctx.Process(target=worker, args=(spec, b), daemon=True)
@@ -1125,6 +1156,14 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="run the ai and humans phases N times, the servers taking turns; figures are "
         "medians (for comparisons on a busy machine)",
+    )
+    ap.add_argument(
+        "--client-read-size",
+        type=int,
+        default=CLIENT_READ_SIZE,
+        metavar="BYTES",
+        help="bytes a client reads from its socket at a time (0: asyncio's 256 KiB, the "
+        "clients of runs before 1 December 2026's evening)",
     )
     ap.add_argument("--quick", action="store_true", help="small and short: under a minute")
     ap.add_argument("--json", action="store_true", help="also print one JSON line of figures")

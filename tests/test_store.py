@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -632,3 +633,34 @@ def test_backup_is_a_valid_copy_taken_online(sqlite_store: Store, tmp_path: Path
     store.backup(dest, overwrite=True)
     with Database(dest) as db:
         assert db["deals"].count == 4
+
+
+def test_the_wal_is_checkpointed_in_the_background_not_by_a_commit(tmp_path: Path) -> None:
+    """The server's store checkpoints from a thread of its own (a commit that checkpoints holds
+    the write lock while it syncs both files): once a background checkpoint has copied the WAL,
+    the next write starts it again from the beginning; the last connection to close still
+    removes it."""
+    path = str(tmp_path / "bg.db")
+    s = Store(path)
+    s.checkpoint_in_background(interval=0.02)
+    assert s.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    s.conn.execute("CREATE TABLE filler (x TEXT)")
+    for _ in range(60):  # ~1,500 pages: past the 1,000 at which a commit would checkpoint
+        with s.conn:
+            s.conn.execute("INSERT INTO filler VALUES (?)", ("x" * 100_000,))
+    checkpointer = s._checkpointer
+    assert checkpointer is not None
+    done = checkpointer.checkpoints
+    deadline = time.monotonic() + 10
+    while checkpointer.checkpoints < done + 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with s.conn:  # the WAL is all copied: this write starts it again
+        s.conn.execute("INSERT INTO filler VALUES ('y')")
+    checker = sqlite3.connect(path)
+    try:
+        busy, frames, _ = checker.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    finally:
+        checker.close()
+    assert busy == 0 and 0 < frames < 100
+    s.close()
+    assert not os.path.exists(path + "-wal")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -60,7 +61,7 @@ class AsyncStore:
         self._closed = False
         try:
             self._store: Store = self._executor.submit(
-                lambda: open_store(path, **store_options)
+                lambda: _opened(open_store(path, **store_options))
             ).result()
         except BaseException:
             self._executor.shutdown(wait=False)
@@ -151,6 +152,42 @@ class AsyncStore:
         # already been logged by _run, so nobody needs to retrieve it.
         fut.add_done_callback(_consume)
         return await asyncio.shield(fut)
+
+    def submit(
+        self, fn: Callable[[Store], object], failed: Callable[[BaseException], None]
+    ) -> None:
+        """Run ``fn(store)`` on the worker thread, in order with the other calls (no retry),
+        with no asyncio future: ``fn`` reports its outcome itself (the journal resolves its
+        groups with ``call_soon_threadsafe``). ``failed(exc)`` is called on the event loop if
+        ``fn`` raised or could not run (the store closed); raises StoreClosed if it is already.
+
+        For the journal's batches, one per commit: ``run``'s future, its wrapper, the shield
+        and the task awaiting them cost the loop two wake-ups and more than the batch's own
+        callbacks."""
+        if self._closed:
+            raise StoreClosed("the store is closed")
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            self._pending += 1
+        try:
+            cf = self._executor.submit(self._run, fn, (self._store,), False, None)
+        except RuntimeError as e:  # the executor is shut down
+            with self._lock:
+                self._pending -= 1
+            raise StoreClosed("the store is closed") from e
+
+        def done(f: concurrent.futures.Future[Any]) -> None:  # on the thread that ends f
+            if f.cancelled():
+                with self._lock:
+                    self._pending -= 1  # _run never ran
+                exc: BaseException | None = StoreClosed("the store is closed")
+            else:
+                exc = f.exception()
+            if exc is not None:
+                with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                    loop.call_soon_threadsafe(failed, exc)
+
+        cf.add_done_callback(done)
 
     async def run(self, fn: Callable[[Store], T]) -> T:
         """Run ``fn(store)`` on the worker thread, in order with the other calls (no retry).
@@ -339,6 +376,14 @@ def _payload(args: tuple) -> str:
 def _consume(fut: asyncio.Future) -> None:
     if not fut.cancelled():
         fut.exception()
+
+
+def _opened(store: Store) -> Store:
+    """The server's store: a SQLite one checkpoints its WAL off the writes' path."""
+    background = getattr(store, "checkpoint_in_background", None)
+    if background is not None:
+        background()
+    return store
 
 
 def open_store(path: str, **options: Any) -> Store:

@@ -103,9 +103,20 @@ class Journal:
                 results = [e] * len(groups)
             loop.call_soon_threadsafe(self._deliver, batch, results, delivered)
 
-        task = loop.create_task(self._run(work, batch, delivered))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        submit = getattr(self.store, "submit", None)
+        if submit is None:  # a store without it (tests): through run and a task
+            task = loop.create_task(self._run(work, batch, delivered))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return
+
+        def failed(e: BaseException) -> None:  # the work did not run, or raised
+            self._deliver(batch, [e] * len(batch), delivered)
+
+        try:
+            submit(work, failed)
+        except Exception as e:  # the store is closed
+            failed(e)
 
     async def _run(self, work: Any, batch: list[Any], delivered: list[bool]) -> None:
         try:
