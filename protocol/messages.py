@@ -208,7 +208,7 @@ class CreateTable(_Request, tag="create_table", kw_only=True):
         Level | Annotated[list[Level], Meta(min_length=4, max_length=4)] | None,
         Meta(
             description="AI level for every empty seat, or a list of 4 levels indexed by seat "
-            "(default random)"
+            "(default normal)"
         ),
     ] = None
     turn_timer: (
