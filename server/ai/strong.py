@@ -4,7 +4,9 @@ For each card decision it samples complete deals consistent with everything the 
 (:mod:`server.ai.sampler`, fed by the seat's view only), plays each legal card in every sampled
 deal (the same deals for every card) and finishes the deal with fast rollouts whose players
 all use the heuristic policy (:mod:`server.ai.policy`), or with an exact search when few tricks
-remain. The card with the best average result for its team is played. Bids and the discard
+remain. The card with the best average result for its team is played; a defender's candidates
+leave out the costly cards on a partner's trick the taker may still take (the sampled worlds
+would each tell it whether he can: strategy fusion again). Bids and the discard
 are simulated too (:mod:`server.ai.bidsim`); chelem and poignée decisions are the heuristic's.
 
 The time budget per decision is a parameter; a card decision whose best card is not clear by
@@ -165,7 +167,8 @@ class StrongBot:
         self.extend = extend  # card decisions not yet clear may take extend x the budget
         # A defender does not put points on its partner's trick that the taker, still to play,
         # may take (issue 13, error 2): in every sampled world the search knows whether the
-        # taker can, so it charged in 111 of 1,000 seat-deals and lost the points to him.
+        # taker can, so it lost such charges in 122 of 1,000 seat-deals (5 with this; +2.29 +-
+        # 3.00 per deal, 300 paired deals, seed 3).
         self.safe_charge = safe_charge
         self.clock = clock  # seconds; tests give a fake clock
         self.last_stats: dict[str, Any] = {}
