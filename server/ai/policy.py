@@ -6,7 +6,7 @@ other seats ``p.hands`` holds what they *may* hold. In a perfect-information rol
 the real hands (``sizes`` is None); otherwise they are the unseen cards minus what each seat has
 shown it lacks (voids, trump ceilings), and ``sizes`` gives the number of cards each seat really
 holds. Risks are then probabilities: a seat that *may* hold the led suit may also be void in it
-(:func:`void_prob`, the chance that none of the cards it may hold in the suit are in its hand),
+(:func:`none_prob`, the chance that none of the cards it may hold in the suit are in its hand),
 and a card is "sure" only when no opponent still to play can beat it in any deal that fits.
 
 Principles (issues 4 and 13): defenders cash sure winners, make the taker trump, never return the
@@ -46,7 +46,6 @@ ABOVE_SAME: tuple[int, ...] = tuple(
     else 0
     for c in range(78)
 )
-SUIT_MASK_OF: tuple[int, ...] = (*SUIT_MASKS, TRUMP_MASK, EXCUSE_BIT)
 
 # Risk thresholds, chosen with bench/ai_duel.py (heuristic vs heuristic_v1, 1,000 deals, seed 1;
 # the final figures are measured on seed 2). Game points per deal against the chosen values:
@@ -100,25 +99,10 @@ def none_prob(possible: int, wanted: int, size: int) -> float:
 _NONE_PROB: dict[int, float] = {}
 
 
-def _none(p: Pos, seat: int, wanted: int, sizes: list[int] | None) -> float:
-    """Chance that ``seat`` holds none of ``wanted``: exact (0 or 1) when the hands are."""
-    h = p.hands[seat]
-    if not h & wanted:
-        return 1.0
-    if sizes is None:
-        return 0.0
-    return none_prob(h, wanted, sizes[seat])
-
-
-def void_prob(p: Pos, seat: int, suit: int, sizes: list[int] | None) -> float:
-    """Chance that ``seat`` holds no card of ``suit``."""
-    return _none(p, seat, SUIT_MASK_OF[suit], sizes)
-
-
 def beat_prob(p: Pos, opps: Sequence[int], lead: int, card: int, sizes: list[int] | None) -> float:
     """Chance that one of ``opps`` (still to play) can beat ``card``, the trick's best card so
     far (``lead`` the suit led; ``card`` of that suit or a trump)."""
-    # _none() written out: this is the policy's most called function.
+    # The policy's most called function: the chances are written out here, not in helpers.
     keep = 1.0
     is_trump = SUIT_OF[card] == TRUMP_SUIT
     above_trumps = ABOVE_SAME[card] if is_trump else TRUMP_MASK
@@ -228,8 +212,8 @@ def choose_among(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None
     return _follow(p, me, hand, legal, sizes)
 
 
-# _AFTER[me][n]: the seats still to play after ``me``, the (n+1)-th card of the trick.
-_AFTER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+# SEATS_AFTER[me][n]: the seats still to play after ``me``, the (n+1)-th card of the trick.
+SEATS_AFTER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple((me + i) & 3 for i in range(1, 4 - n)) for n in range(4)) for me in range(4)
 )
 
@@ -240,7 +224,7 @@ def _follow(p: Pos, me: int, hand: int, legal: int, sizes: list[int] | None) -> 
     n = len(p.trick)
     win_card = p.win_card
     win_seat = (p.leader + p.win_pos) & 3
-    after = _AFTER[me][n]
+    after = SEATS_AFTER[me][n]
     if me_taker:
         opps = after
     else:

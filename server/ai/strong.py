@@ -41,7 +41,7 @@ from .evaluate import choose_bid, choose_discard
 from .heuristic import play_pos, pre_play_action
 from .kernel import Pos
 from .knowledge import Knowledge, mask, read_view, template_pos
-from .policy import beat_prob, choose_card, sure_winners
+from .policy import SEATS_AFTER, beat_prob, choose_card, sure_winners
 from .rollouts import rollout, rollout_hidden
 from .sampler import Sampler
 
@@ -439,6 +439,10 @@ class _BidCheck:
         return not any(full & m and not full & ~ours & m and kept & m for m in SUIT_MASKS)
 
 
+# Cards worth 1.5 points or more, but the Excuse (it stays with its team, R8.1).
+_COSTLY = sum(1 << c for c in range(78) if HALF_POINTS[c] >= 3) & ~EXCUSE_BIT
+
+
 def _no_risky_charge(seen: Pos, me: int, legal: int, sizes: list[int]) -> int:
     """``legal`` without the costly cards (worth 1.5 points or more; not the Excuse, which
     stays with its team) a defender would put on a trick its partner is winning while the
@@ -448,20 +452,13 @@ def _no_risky_charge(seen: Pos, me: int, legal: int, sizes: list[int]) -> int:
     taker = p.taker
     if me == taker or not p.trick or p.win_card < 0:
         return legal
-    n = len(p.trick)
     win_seat = (p.leader + p.win_pos) & 3
-    if win_seat == taker or taker not in [(me + i) & 3 for i in range(1, 4 - n)]:
+    if win_seat == taker or taker not in SEATS_AFTER[me][len(p.trick)]:
         return legal
-    if beat_prob(p, [taker], p.lead, p.win_card, sizes) == 0.0:
+    if beat_prob(p, (taker,), p.lead, p.win_card, sizes) == 0.0:
         return legal  # the taker surely cannot take it: charging is safe
-    costly = 0
-    m = legal & ~EXCUSE_BIT
-    while m:
-        low = m & -m
-        m ^= low
-        if HALF_POINTS[low.bit_length() - 1] >= 3:
-            costly |= low
-    costly &= ~sure_winners(p, costly, [taker], p.lead, sizes)
+    costly = legal & _COSTLY
+    costly &= ~sure_winners(p, costly, (taker,), p.lead, sizes)
     rest = legal & ~costly
     return rest if rest else legal
 
