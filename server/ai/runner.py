@@ -89,6 +89,36 @@ def _exit_with_parent(parent: int, every_s: float = 0.5) -> None:
     threading.Thread(target=watch, name="atout-parent-watch", daemon=True).start()
 
 
+def spawn_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes that end themselves with their parent.
+
+    "spawn": a fork of a server process that runs threads (SQLite, executors) could inherit a
+    held lock; spawned workers start clean. The pool's queues hold semaphores, which
+    multiprocessing's resource tracker (a process of its own, sharing the server's standard
+    error) removes once the server is gone: after a SIGKILL it then warns that they "leaked",
+    a line of plain text in the server's JSON log. That removal is the expected end of a killed
+    server, so the tracker is started (once per server process) with that warning ignored."""
+    from multiprocessing import resource_tracker
+
+    if getattr(resource_tracker._resource_tracker, "_pid", None) is None:
+        quiet = "ignore:resource_tracker:UserWarning"
+        before = os.environ.get("PYTHONWARNINGS")
+        os.environ["PYTHONWARNINGS"] = f"{before},{quiet}" if before else quiet
+        try:
+            resource_tracker.ensure_running()
+        finally:
+            if before is None:
+                del os.environ["PYTHONWARNINGS"]
+            else:
+                os.environ["PYTHONWARNINGS"] = before
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_exit_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
 def _warm(_: int = 0) -> int:
     """Start a worker (imports done) ahead of the first decision."""
     return os.getpid()
@@ -130,14 +160,7 @@ class Runner:
     @property
     def pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # "spawn": a fork of a server process that runs threads (SQLite, executors) could
-            # inherit a held lock; spawned workers start clean and are started once.
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_exit_with_parent,
-                initargs=(os.getpid(),),
-            )
+            self._pool = spawn_pool(self.workers)
         return self._pool
 
     def warm_up(self) -> None:

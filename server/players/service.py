@@ -1,16 +1,23 @@
 """The review of every scored deal, off the event loop, one deal at a time in finishing order.
 
 After a deal's record is in the database its table calls :meth:`Reviews.deal_recorded`. One
-task takes the deals in order: the par replay and the seat figures run in a worker thread
-(:func:`server.players.par.review_deal`: a few ms of CPU per deal, bench/par_cost.py; the
-thread gives the GIL back every switch interval, 5 ms, so the loop waits at most that long; a
-worker process was tried first and dropped: a killed server left it behind, holding the
-server's output pipe),
-then the ratings are updated and everything is stored in one store transaction
-(``Store.apply_review``; openskill's arithmetic for one deal is ~0.3 ms, done on the store's
-thread inside that transaction so that a rating is read and written atomically), and the table,
-if it is still open, announces the ``par`` event. Deals recorded while the server was down (or
-before an upgrade) are found at start (``deals.review = 'pending'``) and reviewed the same way.
+task takes the deals in order: the par replay and the seat figures
+(:func:`server.players.par.review_deal`: a few ms of CPU per deal, bench/par_cost.py) run in a
+worker process of their own, then the ratings are updated and everything is stored in one store
+transaction (``Store.apply_review``; openskill's arithmetic for one deal is ~0.3 ms, done on the
+store's thread inside that transaction so that a rating is read and written atomically), and
+the table, if it is still open, announces the ``par`` event. Deals recorded while the server was
+down (or before an upgrade) are found at start (``deals.review = 'pending'``) and reviewed the
+same way.
+
+Why a process and not a thread: a thread computing par holds the GIL in turn with the event
+loop. When many deals end together (1,000 tables that started together finish their deals
+within a second or two), the par thread took about half of the GIL from the loop for seconds,
+and every table's actions waited (bench/load.py, AI seats at the 0.5 s pace: p99
+action-to-event latency 125-160 ms with the thread, docs/SCALING.md section 5). The worker is
+spawned (a fork of a server running threads could inherit a held lock) at the first review,
+ends itself when the server is gone (``server.ai.runner``'s watchdog), and is started again if it
+dies; after :data:`PROCESS_FAILURES` deaths in a row the reviews run in a thread for good.
 """
 
 from __future__ import annotations
@@ -19,13 +26,17 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from server.players import ratings
 from server.players.par import REFERENCE_LEVELS, review_deal
 
 log = logging.getLogger("atout.players")
+
+#: Worker processes that died in a row before the reviews fall back to a thread for good.
+PROCESS_FAILURES = 3
 
 
 def rating_view(r: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -54,6 +65,7 @@ class Reviews:
         level: str = "heuristic",
         announce: Callable[[str, dict[str, Any]], Any] | None = None,
         owned: Callable[[str], bool] | None = None,
+        process: bool = True,
     ) -> None:
         if level not in REFERENCE_LEVELS:
             raise ValueError(f"par level {level!r}: one of {', '.join(REFERENCE_LEVELS)}")
@@ -64,7 +76,11 @@ class Reviews:
         self._queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
         self._queued: set[tuple[str, int]] = set()
         self._task: asyncio.Task[None] | None = None
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: ThreadPoolExecutor | None = None  # the review thread
+        self._procs: ProcessPoolExecutor | None = None  # its worker process (see the module doc)
+        # A worker process (see the module doc); False once it failed PROCESS_FAILURES times.
+        self.process = process
+        self._process_failures = 0
         self._busy = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -85,6 +101,9 @@ class Reviews:
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+        if self._procs is not None:
+            procs, self._procs = self._procs, None
+            await asyncio.to_thread(procs.shutdown, True, cancel_futures=True)
 
     async def idle(self, timeout: float = 60.0) -> None:
         """Wait until every played deal in the store (of the tables this server owns) is
@@ -143,8 +162,41 @@ class Reviews:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="atout-review")
         return self._pool
 
+    def _in_process(self, record: dict[str, Any]) -> dict[str, Any]:
+        """On the review thread: hand the deal to the worker process and wait for it. Starting
+        the process and writing to it happen here, not on the event loop: spawning blocks
+        until the child has read its start-up data (about 0.2 s), and the executor's wake-up
+        pipe can block a writer while its feeder is busy."""
+        if self._procs is None:
+            from server.ai.runner import spawn_pool
+
+            self._procs = spawn_pool(1)
+        out: dict[str, Any] = self._procs.submit(review_deal, record, self.level).result()
+        return out
+
     async def _compute(self, record: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
+        while self.process:
+            try:
+                out = await loop.run_in_executor(self._executor(), self._in_process, record)
+            except BrokenProcessPool:
+                # The worker died (killed, out of memory): a new one takes the same deal.
+                procs, self._procs = self._procs, None
+                if procs is not None:
+                    procs.shutdown(wait=False, cancel_futures=True)
+                self._process_failures += 1
+                if self._process_failures >= PROCESS_FAILURES:
+                    self.process = False
+                    log.error(
+                        "reviews: the worker process died %d times in a row; reviewing in a "
+                        "thread of the server from now on",
+                        self._process_failures,
+                    )
+                else:
+                    log.warning("reviews: the worker process died; starting another")
+                continue
+            self._process_failures = 0
+            return out
         return await loop.run_in_executor(self._executor(), review_deal, record, self.level)
 
     async def _review(self, table_id: str, deal_no: int) -> None:
