@@ -49,7 +49,7 @@ from server.tables.lobby import Lobby, LobbyError
 log = logging.getLogger("atout.server")
 
 HEALTH_CACHE = 1.0  # seconds a /healthz answer is reused
-SWITCH_INTERVAL = 0.0005  # seconds a thread waiting for the GIL lets the holder run (see run)
+SWITCH_INTERVAL = 0.0001  # seconds a thread waiting for the GIL lets the holder run (see run)
 DEFAULT_PAGE = 50  # tables per `tables` answer when `list_tables` gives no limit
 
 try:
@@ -642,9 +642,11 @@ def run(args: argparse.Namespace) -> int:
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
     # Every table write goes through the store's thread, and each hop of the GIL between it and
-    # a busy event loop waited up to the switch interval (5 ms by default): under load a write
-    # took several of them, and an action with AI seats waits for four writes in a row. A
-    # shorter interval only costs switches while the store's thread asks for the GIL.
+    # a busy event loop waited up to the switch interval (5 ms by default). A batch takes one hop
+    # per SQLite statement (the module lets the GIL go around each step): when many deals end
+    # together, a batch of their records made hundreds of hops, and took 20-50 ms at 0.5 ms
+    # (bench/load.py, AI seats at the 0.5 s pace). A shorter interval only costs switches while
+    # the store's thread asks for the GIL (CPU per request: same within the noise at 0.1 ms).
     sys.setswitchinterval(SWITCH_INTERVAL)
 
     async def main() -> int:

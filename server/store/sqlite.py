@@ -284,6 +284,15 @@ class SqliteStore(SqlitePlayers):
                     self.db.enable_wal()
                     conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
                     conn.execute("PRAGMA foreign_keys=ON")
+                    # The writer's page cache (SQLite's default is 2 MiB) and reads through a
+                    # memory map rather than a read() per page: when many deals end together
+                    # their records, actions and seats touch pages all over the file, and each
+                    # batch re-read them (bench/load.py, AI seats at the 0.5 s pace: the store's
+                    # thread is the bottleneck then; p99 action-to-event 40 ms against 73-81 ms
+                    # in the runs just before, docs/SCALING.md section 5). Both are bounds, not
+                    # allocations: a small database uses what it needs.
+                    conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+                    conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
                     MIGRATIONS.apply(self.db)
         except BaseException:
             conn.close()
@@ -1057,6 +1066,10 @@ def _ensure_table(c: sqlite3.Connection, table_id: str, at: str) -> None:
         (table_id, table_id, at),
     )
 
+
+#: The writing connection's page cache (KiB) and memory-mapped size (bytes): see __init__.
+CACHE_KIB = 32 * 1024
+MMAP_BYTES = 256 * 1024 * 1024
 
 _INSERT_ACTION = (
     "INSERT INTO actions (table_id, deal_no, idx, action, created_at) VALUES (?, ?, ?, ?, ?)"
