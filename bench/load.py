@@ -132,6 +132,7 @@ class Stats:
         self.bytes = 0
         self.lat_ok: list[float] = []
         self.lat_event: list[float] = []  # action -> its event (echo: request -> first reply)
+        self.lat_event_at: list[float] = []  # when each of those actions was sent (window time)
         self.lat_turn: list[float] = []  # action -> next your_turn (echo: -> last reply)
         self.client_lag: list[float] = []  # the client loop's own lateness
         self.errors: Counter[str] = Counter()
@@ -149,6 +150,7 @@ class Stats:
             "bytes": self.bytes,
             "lat_ok": self.lat_ok,
             "lat_event": self.lat_event,
+            "lat_event_at": self.lat_event_at,
             "lat_turn": self.lat_turn,
             "client_lag": self.client_lag,
             "errors": dict(self.errors),
@@ -267,6 +269,7 @@ class Player(Conn):
                 self.await_event = False
                 if st.in_window(self.t_send):
                     st.lat_event.append(now - self.t_send)
+                    st.lat_event_at.append(self.t_send - st.t_start)
             ev = m.event
             if ev is not None:
                 if ev.type == "deal_over" and self.owner and st.in_window(now):
@@ -373,6 +376,7 @@ class EchoClient(Conn):
         sent_in = st.in_window(self.t_send)
         if self.remaining == self.k - 1 and sent_in:
             st.lat_event.append(now - self.t_send)
+            st.lat_event_at.append(self.t_send - st.t_start)
         if self.remaining == 0:
             if sent_in:
                 st.lat_turn.append(now - self.t_send)
@@ -978,6 +982,7 @@ def _summary(
         "deals_per_s": round(total("deals") / duration, 2),
         "frames_in_per_s": round(frames / duration, 1),
         "lat_event_ms": lat(joined("lat_event")),
+        "timeline": _timeline(joined("lat_event_at"), joined("lat_event")),
         "lat_turn_ms": lat(joined("lat_turn")),
         "lat_ok_ms": lat(joined("lat_ok")),
         "client_loop_lag_ms": lat(joined("client_lag")),
@@ -1015,6 +1020,22 @@ def _errors_of(ph: dict[str, Any]) -> int:
 
 def _fmt_lat(d: dict[str, Any]) -> str:
     return f"p50 {d['p50']} / p95 {d['p95']} / p99 {d['p99']} / max {d['max']} ms"
+
+
+def _timeline(at: list[float], lats: list[float]) -> list[list[float | None]]:
+    """Action -> event latency second by second of the window: [second, actions, p50, p99,
+    max] (ms). A tail that comes in waves (many deals ending together) shows here."""
+    by: dict[int, list[float]] = {}
+    for t, x in zip(at, lats, strict=True):
+        by.setdefault(int(t), []).append(x)
+    out: list[list[float | None]] = []
+    for sec in sorted(by):
+        q = lat(by[sec])
+        out.append([sec, len(by[sec]), q["p50"], q["p99"], q["max"]])
+    return out
+
+
+SHOW_TIMELINE = False  # --timeline
 
 
 def _print_phase(name: str, ph: dict[str, Any]) -> None:
@@ -1055,6 +1076,10 @@ def _print_phase(name: str, ph: dict[str, Any]) -> None:
         f"{_errors_of(ph)} {ph['errors'] or ''}{ph['server_errors'] or ''}"
         + (f", unexpected closes {ph['unexpected_closes']}" if ph["unexpected_closes"] else "")
     )
+    if SHOW_TIMELINE and ph.get("timeline"):
+        print(f"{'':<12}   {'second':>6} {'actions':>8} {'p50':>8} {'p99':>8} {'max':>8} ms")
+        for sec, n, p50, p99, mx in ph["timeline"]:
+            print(f"{'':<12}   {sec:>6} {n:>8} {p50:>8} {p99:>8} {mx:>8}")
 
 
 def _rep(rep: int, n: int) -> str:
@@ -1072,6 +1097,7 @@ def _median_phase(runs: list[dict[str, Any]]) -> dict[str, Any]:
         return round(statistics.median(xs), 2) if xs else None
 
     out = dict(runs[0])
+    out["timeline"] = None  # each run's is printed with it
     for k, v in runs[0].items():
         if isinstance(v, int | float) and not isinstance(v, bool):
             out[k] = med([r[k] for r in runs])
@@ -1165,9 +1191,16 @@ def main(argv: list[str] | None = None) -> int:
         help="bytes a client reads from its socket at a time (0: asyncio's 256 KiB, the "
         "clients of runs before 1 December 2026's evening)",
     )
+    ap.add_argument(
+        "--timeline",
+        action="store_true",
+        help="print each phase's action -> event latency second by second of its window",
+    )
     ap.add_argument("--quick", action="store_true", help="small and short: under a minute")
     ap.add_argument("--json", action="store_true", help="also print one JSON line of figures")
     args = ap.parse_args(argv)
+    global SHOW_TIMELINE
+    SHOW_TIMELINE = args.timeline
     if args.quick:
         if "--clients" not in (argv or sys.argv):
             args.clients = 200
