@@ -9,6 +9,7 @@ one that plays under the highest trump cannot beat it).
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from itertools import chain
 from typing import Any
 
@@ -94,7 +95,8 @@ class Knowledge:
 #: Replays of complete tricks kept (first in, first out): two per table in play (the taker's
 #: pile differs from the defenders'), so 4,096 serve 2,000 tables; about 1 KiB each.
 REPLAYS_KEPT = 4096
-_replays: dict[tuple[Any, ...], tuple[Pos, list[int]]] = {}
+# An OrderedDict: evicting a plain dict's first key scans the deleted entries before it.
+_replays: OrderedDict[tuple[Any, ...], tuple[Pos, list[int]]] = OrderedDict()
 _replays_lock = threading.Lock()  # the par review may run in a thread beside the loop
 
 
@@ -132,7 +134,7 @@ def _replayed(
             pos.play(c)
     with _replays_lock:
         if len(_replays) >= REPLAYS_KEPT:
-            del _replays[next(iter(_replays))]
+            _replays.popitem(last=False)
         _replays[key] = (pos.copy(), list(by))
     return pos, by
 
