@@ -4,6 +4,8 @@
 seat's :class:`server.rules.Legal`. Bots never see another seat's hidden cards. A bot whose
 ``choose`` never reads ``view`` says so with ``reads_view = False``: the table then passes an
 empty dict instead of building the view (the largest cost of an AI move at a busy server).
+A bot that runs in the server's process and takes ``view(st, seat, masks=True)`` (card sets as
+bitmasks, the same visibility) says so with ``reads_masks = True``.
 
 Levels (``make_bot(level, seed)``), in the order players are offered them (:data:`AI_LEVELS`):
 
@@ -67,6 +69,7 @@ class EasyBot:
     """The ``normal`` bot with careless moments: a random legal card now and then."""
 
     name = "easy"
+    reads_masks = True  # its inner HeuristicBot does
 
     def __init__(self, seed: int | None = None, careless: float = EASY_CARELESS) -> None:
         from .heuristic import HeuristicBot

@@ -55,6 +55,7 @@ class HeuristicBot:
     """Rule-based play (see :mod:`server.ai.policy` and :mod:`server.ai.evaluate`)."""
 
     name = "heuristic"
+    reads_masks = True  # takes view(..., masks=True) as well as a client's view
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)  # unused: the heuristic is deterministic

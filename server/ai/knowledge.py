@@ -30,7 +30,10 @@ from .kernel import Pos, new_pos
 PLAIN_NON_KING = PLAIN_SUITS_MASK & ~KINGS_MASK
 
 
-def mask(codes: list[str] | tuple[str, ...] | None) -> int:
+def mask(codes: list[str] | tuple[str, ...] | int | None) -> int:
+    """The bitmask of card codes (or a bitmask already: ``view(..., masks=True)``)."""
+    if isinstance(codes, int):
+        return codes
     m = 0
     if codes:
         for c in codes:
@@ -157,12 +160,16 @@ def read_view(view: dict[str, Any]) -> Knowledge:
     k.discard_known = own_discard if me == k.taker else disc_trumps
     # The cards played, replayed on the rules core from the first trick's leader: it counts
     # the points and tricks won so far and records what the play revealed (voids, trump ceilings).
-    tricks: list[tuple[int, list[int], int]] = [
-        (t["leader"], [INDEX[c] for c in t["cards"]], t["winner"]) for t in view["tricks"]
-    ]
+    indices = type(view["hand"]) is int  # view(..., masks=True): card indices, not codes
+    if indices:
+        tricks = [(t["leader"], t["cards"], t["winner"]) for t in view["tricks"]]
+    else:
+        tricks = [
+            (t["leader"], [INDEX[c] for c in t["cards"]], t["winner"]) for t in view["tricks"]
+        ]
     cur = view.get("trick")
     if cur:
-        k.trick = [INDEX[c] for c in cur["cards"]]
+        k.trick = list(cur["cards"]) if indices else [INDEX[c] for c in cur["cards"]]
         k.trick_leader = cur["leader"]
     else:
         k.trick = []

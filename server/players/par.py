@@ -43,7 +43,9 @@ def par_of(record: dict[str, Any], level: str = "heuristic") -> dict[str, Any]:
     while st.phase != OVER:
         legal = legal_actions(st)
         assert legal is not None
-        st = apply(st, bots[legal.seat].choose(view(st, legal.seat), legal))
+        bot = bots[legal.seat]
+        seen = view(st, legal.seat, masks=getattr(bot, "reads_masks", False))
+        st = apply(st, bot.choose(seen, legal))
     rec = record_of(st)
     return {
         "level": level,

@@ -33,16 +33,31 @@ def _trick(leader: int, cards: tuple[int, ...], winner: int | None) -> dict[str,
     return {"leader": leader, "cards": [CODES[c] for c in cards], "winner": winner}
 
 
-def view(st: DealState, seat: int | None) -> dict[str, Any]:
-    """The deal as ``seat`` may see it (``None``: a spectator), as a JSON-ready dict."""
+def _trick_indices(leader: int, cards: tuple[int, ...], winner: int | None) -> dict[str, Any]:
+    return {"leader": leader, "cards": list(cards), "winner": winner}
+
+
+def _same(m: int) -> int:
+    return m
+
+
+def view(st: DealState, seat: int | None, *, masks: bool = False) -> dict[str, Any]:
+    """The deal as ``seat`` may see it (``None``: a spectator), as a JSON-ready dict.
+
+    ``masks``: the same view for a bot in this process, with card sets as bitmasks and trick
+    cards as card indices instead of codes, and ``legal`` as the rules' ``Legal`` (what a bot
+    reads, without turning cards into text and back: half the cost of an inline AI move).
+    What is seen is decided here either way; it is never sent to a client."""
     over = st.phase == OVER
     taker = st.taker if st.taker >= 0 else None
+    cards = _same if masks else codes_of
+    trick = _trick_indices if masks else _trick
     out: dict[str, Any] = {
         "seat": seat,
         "phase": st.phase,
         "dealer": st.dealer,
         "turn": None if over else st.turn,
-        "hand": codes_of(st.hands[seat]) if seat is not None else None,
+        "hand": cards(st.hands[seat]) if seat is not None else None,
         "hand_sizes": [h.bit_count() for h in st.hands],
         "bids": [
             {"seat": (st.dealer + 1 + i) % 4, "contract": CONTRACTS[b]}
@@ -50,23 +65,24 @@ def view(st: DealState, seat: int | None) -> dict[str, Any]:
         ],
         "taker": taker if st.phase != "bidding" else None,
         "contract": CONTRACTS[st.contract] if st.phase != "bidding" and taker is not None else None,
-        "chien": codes_of(st.chien) if (chien_visible(st) or over) else None,
-        "discard": codes_of(st.discard) if (st.discard and (over or seat == st.taker)) else None,
-        "discard_trumps": codes_of(st.discard & TRUMP_MASK),
+        "chien": cards(st.chien) if (chien_visible(st) or over) else None,
+        "discard": cards(st.discard) if (st.discard and (over or seat == st.taker)) else None,
+        "discard_trumps": cards(st.discard & TRUMP_MASK),
         "chelem_announced": st.chelem,
         "poignees": [
-            {"seat": s, "level": _LEVEL_OF_SIZE[p.bit_count()], "cards": codes_of(p)}
+            {"seat": s, "level": _LEVEL_OF_SIZE[p.bit_count()], "cards": cards(p)}
             for s, p in enumerate(st.poignees)
             if p
         ],
-        "tricks": [_trick(ld, cs, w) for ld, cs, w in st.tricks],
-        "trick": _trick(st.trick_leader, st.trick, None) if st.phase == PLAY else None,
+        "tricks": [trick(ld, cs, w) for ld, cs, w in st.tricks],
+        "trick": trick(st.trick_leader, st.trick, None) if st.phase == PLAY else None,
         "legal": None,
         "result": None,
         "record": None,
     }
     if not over and seat is not None and seat == st.turn:
-        out["legal"] = msgspec.to_builtins(legal_actions(st))
+        legal = legal_actions(st)
+        out["legal"] = legal if masks else msgspec.to_builtins(legal)
     if over:
         rec = record_of(st)
         out["result"] = rec["result"]

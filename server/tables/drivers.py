@@ -126,7 +126,13 @@ class Driving(Broadcasting):
             bot = seat.bot = make_bot(seat.ai, self.rng.getrandbits(64))
         # A bot that decides from ``legal`` alone is not given a view: building one is most
         # of the cost of its move (bots run through the runner always read it).
-        seat_view = view(st, seat_no) if getattr(bot, "reads_view", True) else {}
+        # One that reads bitmasks is given them: turning the cards into text and back was half
+        # of an inline move.
+        seat_view = (
+            view(st, seat_no, masks=getattr(bot, "reads_masks", False))
+            if getattr(bot, "reads_view", True)
+            else {}
+        )
         return bot, seat_view, legal
 
     def _decide_inline(self, seat_no: int, st: Any = None) -> Action | None:

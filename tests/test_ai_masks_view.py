@@ -1,0 +1,87 @@
+"""``view(st, seat, masks=True)``, what in-process bots are given (server/tables/drivers.py):
+the same view as a client's, with card sets as bitmasks and trick cards as indices; a bot reads
+the same knowledge from it and makes the same decisions, in every phase (R4-R7)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgspec
+
+from server.ai import make_bot
+from server.ai.knowledge import Knowledge, read_view
+from server.rules import OVER, Bid, apply, legal_actions, new_deal
+from server.rules.cards import CODES, codes_of
+from server.rules.randplay import random_from_legal
+from server.rules.views import view
+
+_SETS = ("hand", "chien", "discard", "discard_trumps")
+
+
+def as_codes(v: dict[str, Any]) -> dict[str, Any]:
+    """A masks view written as a client's view."""
+    out = dict(v)
+    for key in _SETS:
+        if out[key] is not None:
+            out[key] = codes_of(out[key])
+    out["poignees"] = [{**p, "cards": codes_of(p["cards"])} for p in v["poignees"]]
+    out["tricks"] = [{**t, "cards": [CODES[c] for c in t["cards"]]} for t in v["tricks"]]
+    if v["trick"] is not None:
+        out["trick"] = {**v["trick"], "cards": [CODES[c] for c in v["trick"]["cards"]]}
+    if v["legal"] is not None:
+        out["legal"] = msgspec.to_builtins(v["legal"])
+    return out
+
+
+def _knowledge(k: Knowledge) -> dict[str, Any]:
+    out = {n: getattr(k, n) for n in Knowledge.__slots__ if n != "pos"}
+    slots = {n for c in type(k.pos).__mro__ for n in getattr(c, "__slots__", ())} - {"_undo"}
+    out["pos"] = {n: getattr(k.pos, n) for n in sorted(slots)}
+    return out
+
+
+def _states(seed: int, deals: int) -> list[Any]:
+    """Every state of ``deals`` random deals, all contracts (mostly passes in the bidding),
+    poignées shown now and then (random_from_legal's poignee_chance)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(deals):
+        st = new_deal(rng, rng.randrange(4))
+        while st.phase != OVER:
+            out.append(st)
+            legal = legal_actions(st)
+            assert legal is not None
+            if legal.bids:
+                bid = rng.choice(legal.bids) if rng.random() < 0.3 else "pass"
+                st = apply(st, Bid(legal.seat, bid if bid in legal.bids else legal.bids[0]))
+            else:
+                st = apply(st, random_from_legal(legal, rng, poignee_chance=0.5))
+        out.append(st)
+    return out
+
+
+def test_the_masks_view_shows_what_the_client_view_shows() -> None:
+    states = _states(1, 30)
+    phases = {st.phase for st in states}
+    assert {"bidding", "discard", "play", OVER} <= phases
+    assert any(any(st.poignees) for st in states)
+    for st in states:
+        for seat in (0, 1, 2, 3, None):
+            assert as_codes(view(st, seat, masks=True)) == view(st, seat)
+
+
+def test_a_bot_reads_the_same_from_both_and_decides_the_same() -> None:
+    bot = make_bot("heuristic", 0)
+    assert bot.reads_masks  # type: ignore[attr-defined]
+    decisions = 0
+    for st in _states(2, 40):
+        legal = legal_actions(st)
+        if legal is None:
+            continue
+        masks, codes = view(st, legal.seat, masks=True), view(st, legal.seat)
+        if st.phase == "play":
+            assert _knowledge(read_view(masks)) == _knowledge(read_view(codes))
+        assert bot.choose(masks, legal) == bot.choose(codes, legal)
+        decisions += 1
+    assert decisions > 1000
