@@ -26,9 +26,12 @@ def as_codes(v: dict[str, Any]) -> dict[str, Any]:
         if out[key] is not None:
             out[key] = codes_of(out[key])
     out["poignees"] = [{**p, "cards": codes_of(p["cards"])} for p in v["poignees"]]
-    out["tricks"] = [{**t, "cards": [CODES[c] for c in t["cards"]]} for t in v["tricks"]]
+    out["tricks"] = [
+        {"leader": ld, "cards": [CODES[c] for c in cs], "winner": w} for ld, cs, w in v["tricks"]
+    ]
     if v["trick"] is not None:
         out["trick"] = {**v["trick"], "cards": [CODES[c] for c in v["trick"]["cards"]]}
+        out["trick"]["winner"] = None
     if v["legal"] is not None:
         out["legal"] = msgspec.to_builtins(v["legal"])
     return out

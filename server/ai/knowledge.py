@@ -191,8 +191,8 @@ def read_view(view: dict[str, Any]) -> Knowledge:
     # The cards played, replayed on the rules core from the first trick's leader: it counts
     # the points and tricks won so far and records what the play revealed (voids, trump ceilings).
     indices = type(view["hand"]) is int  # view(..., masks=True): card indices, not codes
-    if indices:
-        tricks = [(t["leader"], t["cards"], t["winner"]) for t in view["tricks"]]
+    if indices:  # the rules' (leader, cards, winner) tuples
+        tricks = [(ld, list(cs), w) for ld, cs, w in view["tricks"]]
     else:
         tricks = [
             (t["leader"], [INDEX[c] for c in t["cards"]], t["winner"]) for t in view["tricks"]

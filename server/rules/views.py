@@ -33,10 +33,6 @@ def _trick(leader: int, cards: tuple[int, ...], winner: int | None) -> dict[str,
     return {"leader": leader, "cards": [CODES[c] for c in cards], "winner": winner}
 
 
-def _trick_indices(leader: int, cards: tuple[int, ...], winner: int | None) -> dict[str, Any]:
-    return {"leader": leader, "cards": list(cards), "winner": winner}
-
-
 def _same(m: int) -> int:
     return m
 
@@ -44,14 +40,14 @@ def _same(m: int) -> int:
 def view(st: DealState, seat: int | None, *, masks: bool = False) -> dict[str, Any]:
     """The deal as ``seat`` may see it (``None``: a spectator), as a JSON-ready dict.
 
-    ``masks``: the same view for a bot in this process, with card sets as bitmasks and trick
-    cards as card indices instead of codes, and ``legal`` as the rules' ``Legal`` (what a bot
-    reads, without turning cards into text and back: half the cost of an inline AI move).
-    What is seen is decided here either way; it is never sent to a client."""
+    ``masks``: the same view for a bot in this process, with card sets as bitmasks, the tricks
+    as the rules' ``(leader, cards, winner)`` tuples of card indices (the trick in progress as
+    ``{"leader", "cards"}``), and ``legal`` as the rules' ``Legal``: what a bot reads, without
+    turning cards into text and back (half the cost of an inline AI move). What is seen is
+    decided here either way; it is never sent to a client."""
     over = st.phase == OVER
     taker = st.taker if st.taker >= 0 else None
     cards = _same if masks else codes_of
-    trick = _trick_indices if masks else _trick
     out: dict[str, Any] = {
         "seat": seat,
         "phase": st.phase,
@@ -74,12 +70,17 @@ def view(st: DealState, seat: int | None, *, masks: bool = False) -> dict[str, A
             for s, p in enumerate(st.poignees)
             if p
         ],
-        "tricks": [trick(ld, cs, w) for ld, cs, w in st.tricks],
-        "trick": trick(st.trick_leader, st.trick, None) if st.phase == PLAY else None,
+        "tricks": st.tricks if masks else [_trick(ld, cs, w) for ld, cs, w in st.tricks],
+        "trick": None,
         "legal": None,
         "result": None,
         "record": None,
     }
+    if st.phase == PLAY:
+        if masks:
+            out["trick"] = {"leader": st.trick_leader, "cards": list(st.trick)}
+        else:
+            out["trick"] = _trick(st.trick_leader, st.trick, None)
     if not over and seat is not None and seat == st.turn:
         legal = legal_actions(st)
         out["legal"] = legal if masks else msgspec.to_builtins(legal)
