@@ -8,9 +8,6 @@ one that plays under the highest trump cannot beat it).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from itertools import chain
 from typing import Any
 
 from server.rules.actions import CONTRACT_INDEX, GARDE, GARDE_CONTRE, GARDE_SANS, MULTIPLIERS
@@ -23,7 +20,6 @@ from server.rules.cards import (
     PLAIN_SUITS_MASK,
     TRUMP_MASK,
 )
-from server.rules.core import Position
 from server.rules.deal import POIGNEE_BONUS
 
 from .kernel import Pos, new_pos
@@ -96,82 +92,6 @@ class Knowledge:
     pos: Pos  # the card play so far on the rules core (hands empty): see template_pos
 
 
-#: Replays of complete tricks kept (first in, first out): two per table in play (the taker's
-#: pile differs from the defenders'), so 4,096 serve 2,000 tables.
-REPLAYS_KEPT = 4096
-# Kept as tuples of numbers only, not Position objects: the collector stops tracking such
-# tuples once it has seen them, where 4,096 positions (their lists and trick tuples) stayed in
-# every young collection's count and made each pause longer (bench/load.py, GC pause max).
-_replays: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[int, ...]]] = OrderedDict()
-_replays_lock = threading.Lock()  # the par review may run in a thread beside the loop
-
-
-def _compile_snapshots() -> tuple[Any, Any]:
-    """``freeze(pos)``: a position's fields as a tuple (its lists as tuples); ``thaw(t)``: a
-    new :class:`Pos` from it. Generated from ``Position.__slots__``, like ``Position.copy``,
-    so that neither can miss a field."""
-    fields = [f for f in Position.__slots__ if f != "_undo"]
-    lists = ("hands", "voids")
-    freeze = (
-        "def freeze(p):\n    return ("
-        + "".join(f"tuple(p.{f}), " if f in lists else f"p.{f}, " for f in fields)
-        + ")\n"
-    )
-    thaw = (
-        "def thaw(t):\n    p = _new(_Pos)\n"
-        + "".join(
-            f"    p.{f} = list(t[{i}])\n" if f in lists else f"    p.{f} = t[{i}]\n"
-            for i, f in enumerate(fields)
-        )
-        + "    p._undo = None\n    return p\n"
-    )
-    namespace: dict[str, Any] = {"_new": object.__new__, "_Pos": Pos}
-    exec(freeze + thaw, namespace)
-    return namespace["freeze"], namespace["thaw"]
-
-
-_freeze, _thaw = _compile_snapshots()
-
-
-def clear_replays() -> None:
-    with _replays_lock:
-        _replays.clear()
-
-
-def _replayed(
-    base: tuple[Any, ...], tricks: list[tuple[int, list[int], int]]
-) -> tuple[Pos, list[int]]:
-    """The complete ``tricks`` played on the rules core from ``base`` (taker, first leader,
-    multiplier, the taker's pile, chelem), and the cards each seat played: new objects the
-    caller may change. A seat's decisions replayed the whole play each time, about 35 cards on
-    average and 60 % of its decision's cost; the seats of one table decide on the same tricks
-    again and again, so the replay after each trick is kept and the next one starts from it."""
-    done = tuple(chain.from_iterable(t[1] for t in tricks))
-    key = (*base, done)
-    with _replays_lock:
-        hit = _replays.get(key)
-        start = _replays.get((*base, done[:-4])) if hit is None and done else None
-    if hit is not None:
-        return _thaw(hit[0]), list(hit[1])
-    rest = tricks
-    if start is not None:
-        pos, by = _thaw(start[0]), list(start[1])
-        rest = tricks[-1:]
-    else:
-        taker, leader, mult, pile, chelem = base
-        pos = new_pos([FULL_DECK] * 4, taker, leader, mult, pile, chelem)
-        by = [0, 0, 0, 0]
-    for ld, cards, _ in rest:
-        for i, c in enumerate(cards):
-            by[(ld + i) & 3] |= 1 << c
-            pos.play(c)
-    with _replays_lock:
-        if len(_replays) >= REPLAYS_KEPT:
-            _replays.popitem(last=False)
-        _replays[key] = (_freeze(pos), tuple(by))
-    return pos, by
-
-
 def read_view(view: dict[str, Any]) -> Knowledge:
     k = Knowledge()
     me = view["seat"]
@@ -214,10 +134,12 @@ def read_view(view: dict[str, Any]) -> Knowledge:
         leader = tricks[0][0]
     else:
         leader = k.trick_leader if k.trick_leader >= 0 else 0
-    pos, played_by = _replayed((k.taker, leader, MULTIPLIERS[k.contract], pile, k.chelem), tricks)
-    for i, c in enumerate(k.trick):
-        played_by[(k.trick_leader + i) & 3] |= 1 << c
-        pos.play(c)
+    pos = new_pos([FULL_DECK] * 4, k.taker, leader, MULTIPLIERS[k.contract], pile, k.chelem)
+    played_by = [0, 0, 0, 0]
+    for ld, cards, _ in [*tricks, (k.trick_leader, k.trick, -1)]:
+        for i, c in enumerate(cards):
+            played_by[(ld + i) & 3] |= 1 << c
+            pos.play(c)
     pos.hands = [0, 0, 0, 0]
     k.pos = pos
     forbidden = list(pos.voids)
