@@ -242,7 +242,8 @@ async def test_bots_get_their_seats_view_unless_they_do_not_read_it(
 ) -> None:
     """A bot is handed exactly ``views.view`` of its own seat in the state it decides on (the
     table's deal, or a state made ahead when AI seats answer at once), except a bot that says
-    it never reads it (``reads_view = False``: the random bot), which gets nothing to read."""
+    it never reads it (``reads_view = False``: the random bot), which gets nothing to read; a
+    bot that reads bitmasks (``reads_masks``: normal, easy) gets the view with ``masks=True``."""
     import server.tables.drivers as drivers
     from server.config import Config
     from server.net.app import Server
@@ -250,11 +251,11 @@ async def test_bots_get_their_seats_view_unless_they_do_not_read_it(
     from server.rules.views import view
     from server.tables.decider import Decider
 
-    built: list[tuple[object, int | None, dict]] = []  # type: ignore[type-arg]
+    built: list[tuple[object, int | None, bool, dict]] = []  # type: ignore[type-arg]
 
-    def recording_view(st, seat):  # type: ignore[no-untyped-def]
-        out = view(st, seat)
-        built.append((st, seat, out))
+    def recording_view(st, seat, *, masks=False):  # type: ignore[no-untyped-def]
+        out = view(st, seat, masks=masks)
+        built.append((st, seat, masks, out))
         return out
 
     monkeypatch.setattr(drivers, "view", recording_view)
@@ -266,10 +267,11 @@ async def test_bots_get_their_seats_view_unless_they_do_not_read_it(
             if getattr(
                 bot, "reads_view", True
             ):  # the view the table built last, of the state decided on
-                st, seat, out = built[-1]
+                st, seat, masks, out = built[-1]
                 assert out is seat_view and seat == legal.seat and st.turn == legal.seat
+                assert masks is bot.reads_masks is True
                 assert legal_actions(st) == legal
-                expected = view(st, legal.seat)
+                expected = view(st, legal.seat, masks=True)
             seen.append((bot.name, legal.seat, seat_view, expected))
             return super().choose_now(bot, seat_view, legal)
 
