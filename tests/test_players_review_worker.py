@@ -103,3 +103,22 @@ async def test_reviews_fall_back_to_a_thread_after_repeated_deaths(
         assert _same(got, review_deal(rec, "heuristic"))
     finally:
         await reviews.stop()
+
+
+async def test_reviews_run_in_a_thread_where_no_process_can_be_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import server.ai.runner as runner
+
+    def no_processes(workers: int) -> Any:
+        raise PermissionError("semaphores are not available")
+
+    monkeypatch.setattr(runner, "spawn_pool", no_processes)
+    reviews = Reviews(store=None)
+    try:
+        rec = _played_record(5)
+        got = await reviews._compute(rec)
+        assert not reviews.process and reviews._procs is None
+        assert _same(got, review_deal(rec, "heuristic"))
+    finally:
+        await reviews.stop()

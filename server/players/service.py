@@ -39,6 +39,10 @@ log = logging.getLogger("atout.players")
 PROCESS_FAILURES = 3
 
 
+class _CannotSpawn(Exception):
+    """The review worker process could not be started (the reviews then run in a thread)."""
+
+
 def rating_view(r: dict[str, Any] | None) -> dict[str, Any] | None:
     """A rating as the protocol shows it."""
     if r is None or r.get("mu") is None:
@@ -167,23 +171,37 @@ class Reviews:
         the process and writing to it happen here, not on the event loop: spawning blocks
         until the child has read its start-up data (about 0.2 s), and the executor's wake-up
         pipe can block a writer while its feeder is busy."""
-        if self._procs is None:
-            from server.ai.runner import spawn_pool
+        try:
+            if self._procs is None:
+                from server.ai.runner import spawn_pool
 
-            self._procs = spawn_pool(1)
-        out: dict[str, Any] = self._procs.submit(review_deal, record, self.level).result()
+                self._procs = spawn_pool(1)
+            fut = self._procs.submit(review_deal, record, self.level)
+        except BrokenProcessPool:
+            raise
+        except Exception as e:  # no process can be started here (a sandbox, no /dev/shm)
+            raise _CannotSpawn(e) from e
+        out: dict[str, Any] = fut.result()
         return out
+
+    def _drop_procs(self) -> None:
+        procs, self._procs = self._procs, None
+        if procs is not None:
+            procs.shutdown(wait=False, cancel_futures=True)
 
     async def _compute(self, record: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         while self.process:
             try:
                 out = await loop.run_in_executor(self._executor(), self._in_process, record)
+            except _CannotSpawn as e:
+                self.process = False
+                self._drop_procs()
+                log.error("reviews: cannot start a worker process (%s); reviewing in a thread", e)
+                break
             except BrokenProcessPool:
                 # The worker died (killed, out of memory): a new one takes the same deal.
-                procs, self._procs = self._procs, None
-                if procs is not None:
-                    procs.shutdown(wait=False, cancel_futures=True)
+                self._drop_procs()
                 self._process_failures += 1
                 if self._process_failures >= PROCESS_FAILURES:
                     self.process = False
