@@ -134,12 +134,17 @@ def read_view(view: dict[str, Any]) -> Knowledge:
         leader = tricks[0][0]
     else:
         leader = k.trick_leader if k.trick_leader >= 0 else 0
-    pos = new_pos([FULL_DECK] * 4, k.taker, leader, MULTIPLIERS[k.contract], pile, k.chelem)
+    given = view.get("position")  # view(..., masks=True): the same, already played
+    if given is not None:
+        pos = given.copy(Pos)
+    else:
+        pos = new_pos([FULL_DECK] * 4, k.taker, leader, MULTIPLIERS[k.contract], pile, k.chelem)
     played_by = [0, 0, 0, 0]
     for ld, cards, _ in [*tricks, (k.trick_leader, k.trick, -1)]:
         for i, c in enumerate(cards):
             played_by[(ld + i) & 3] |= 1 << c
-            pos.play(c)
+            if given is None:
+                pos.play(c)
     pos.hands = [0, 0, 0, 0]
     k.pos = pos
     forbidden = list(pos.voids)

@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 
-from .actions import CONTRACTS, GARDE, Action, Bid, Chelem, Discard, Play, Poignee
-from .cards import CODES, TRUMP_MASK, codes_of
+from .actions import CONTRACTS, GARDE, GARDE_CONTRE, Action, Bid, Chelem, Discard, Play, Poignee
+from .cards import CODES, TRUMP_MASK, codes_of, half_points
 from .deal import DISCARD, OVER, PLAY, POIGNEE_LEVELS, POIGNEE_SIZES, DealState, legal_actions
 from .records import record_of
 
@@ -42,8 +42,10 @@ def view(st: DealState, seat: int | None, *, masks: bool = False) -> dict[str, A
 
     ``masks``: the same view for a bot in this process, with card sets as bitmasks, the tricks
     as the rules' ``(leader, cards, winner)`` tuples of card indices (the trick in progress as
-    ``{"leader", "cards"}``), and ``legal`` as the rules' ``Legal``: what a bot reads, without
-    turning cards into text and back (half the cost of an inline AI move). What is seen is
+    ``{"leader", "cards"}``), ``legal`` as the rules' ``Legal``, and in the play phase
+    ``position``: the play so far on the rules core as this seat may know it
+    (:func:`seat_position`). What a bot reads, without turning cards into text and back and
+    replaying every card played (most of the cost of an inline AI move). What is seen is
     decided here either way; it is never sent to a client."""
     over = st.phase == OVER
     taker = st.taker if st.taker >= 0 else None
@@ -79,6 +81,8 @@ def view(st: DealState, seat: int | None, *, masks: bool = False) -> dict[str, A
     if st.phase == PLAY:
         if masks:
             out["trick"] = {"leader": st.trick_leader, "cards": list(st.trick)}
+            if seat is not None:
+                out["position"] = seat_position(st, seat)
         else:
             out["trick"] = _trick(st.trick_leader, st.trick, None)
     if not over and seat is not None and seat == st.turn:
@@ -89,6 +93,31 @@ def view(st: DealState, seat: int | None, *, masks: bool = False) -> dict[str, A
         out["result"] = rec["result"]
         out["record"] = rec
     return out
+
+
+def seat_position(st: DealState, seat: int) -> Any:
+    """A copy of the deal's position on the rules core (play phase) holding only what ``seat``
+    may know: every hand emptied, no saved states, and the taker's pile before the play (R9.1:
+    the discard, or the garde sans chien) replaced by what the seat knows of it: the whole
+    discard for the taker, its trumps for the others (R5.4), nothing of a chien never shown
+    (R5.6). The rest follows from the cards played: tricks, points and tricks won so far, the
+    trick in progress, and the voids and trump ceilings the play revealed. Equal, field by
+    field, to replaying the seat's view from the first card (tests/test_ai_masks_view.py)."""
+    if st.pos is None:
+        raise ValueError("seat_position: the deal is not in its play phase")
+    p = st.pos.copy()
+    p.hands = [0, 0, 0, 0]
+    p._undo = None
+    if st.contract == GARDE_CONTRE:
+        return p  # nobody's pile before the play
+    if st.contract <= GARDE:
+        real = st.discard
+        known = real if seat == st.taker else real & TRUMP_MASK
+    else:
+        real, known = st.chien, 0
+    p.taker_pile = (p.taker_pile & ~real) | known
+    p.taker_half += half_points(known) - half_points(real)
+    return p
 
 
 def prompt(st: DealState, seat: int) -> dict[str, Any]:
