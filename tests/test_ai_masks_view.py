@@ -96,3 +96,40 @@ def test_a_bot_reads_the_same_from_both_and_decides_the_same() -> None:
         decisions += 1
     assert decisions > 1000
     assert contracts == {"prise", "garde", "garde_sans", "garde_contre"}
+
+
+def test_defenders_see_the_discarded_trumps_and_no_other_discarded_card() -> None:
+    """R5.4: a taker with fewer than six plain cards besides kings discards trumps, shown to
+    all; the rest of the discard stays the taker's. Seat 1 takes a garde holding 15 trumps and 3
+    plain cards, with 2 more plain cards in the chien."""
+    from server.rules.cards import INDEX, TRUMP_MASK
+    from server.rules.deal import deal_from_masks
+
+    def m(*codes: str) -> int:
+        return sum(1 << INDEX[c] for c in codes)
+
+    taker = m(*(f"T{i}" for i in range(2, 17)), "S1", "S2", "S3")
+    chien = m("T17", "T18", "H1", "H2", "SK", "HK")
+    rest = [c for c in range(78) if not (taker | chien) >> c & 1]
+    others = [sum(1 << c for c in rest[18 * k : 18 * k + 18]) for k in range(3)]
+    st = deal_from_masks(0, [others[0], taker, others[1], others[2]], chien)
+    for bid in ("garde", "pass", "pass", "pass"):
+        legal = legal_actions(st)
+        assert legal is not None
+        st = apply(st, Bid(legal.seat, bid))
+    bot = make_bot("heuristic", 0)
+    shown = 0
+    while st.phase != OVER:
+        legal = legal_actions(st)
+        assert legal is not None
+        for seat in (0, 1, 2, 3, None):
+            assert as_codes(view(st, seat, masks=True)) == view(st, seat)
+        if st.phase == "play":
+            masks, codes = view(st, legal.seat, masks=True), view(st, legal.seat)
+            assert _knowledge(read_view(masks)) == _knowledge(read_view(codes))
+            if legal.seat != 1:
+                assert st.discard & TRUMP_MASK and masks["discard"] is None
+                assert masks["discard_trumps"] == st.discard & TRUMP_MASK
+                shown += 1
+        st = apply(st, bot.choose(view(st, legal.seat, masks=True), legal))
+    assert shown > 10

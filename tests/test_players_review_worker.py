@@ -122,3 +122,46 @@ async def test_reviews_run_in_a_thread_where_no_process_can_be_started(
         assert _same(got, review_deal(rec, "heuristic"))
     finally:
         await reviews.stop()
+
+
+def _hangs_in_a_worker(record: dict[str, Any], level: str) -> dict[str, Any]:
+    """review_deal, except in a worker process, where it never ends (a hung review)."""
+    if os.getpid() != int(os.environ["ATOUT_TEST_SERVER_PID"]):
+        time.sleep(600)
+    return review_deal(record, level)
+
+
+async def test_a_hung_worker_is_killed_and_the_server_still_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    monkeypatch.setenv("ATOUT_TEST_SERVER_PID", str(os.getpid()))
+    monkeypatch.setattr(service, "review_deal", _hangs_in_a_worker)
+    monkeypatch.setattr(service, "REVIEW_TIMEOUT", 0.5)
+    reviews = Reviews(store=None)
+    try:
+        rec = _played_record(6)
+        # each worker hangs and is killed after the timeout; then the thread reviews the deal
+        got = await asyncio.wait_for(reviews._compute(rec), 60)
+        assert not reviews.process
+        assert _same(got, review_deal(rec, "heuristic"))
+    finally:
+        await reviews.stop()
+    # stopping while a worker hangs (the timeout far away) does not wait for it
+    monkeypatch.setattr(service, "REVIEW_TIMEOUT", 600.0)
+    reviews = Reviews(store=None)
+    task = asyncio.ensure_future(reviews._compute(_played_record(7)))
+    deadline = time.monotonic() + 30
+    while reviews._procs is None or not reviews._procs._processes:  # type: ignore[attr-defined]
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    (pid,) = _worker_pids(reviews)
+    task.cancel()  # as Reviews.stop cancels its task before anything else
+    await asyncio.wait_for(reviews.stop(), 10)
+    with pytest.raises(RuntimeError):  # nothing starts again once stopped
+        await reviews._compute(_played_record(8))
+    deadline = time.monotonic() + 10
+    while pid_alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not pid_alive(pid)

@@ -25,6 +25,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -89,6 +90,9 @@ def _exit_with_parent(parent: int, every_s: float = 0.5) -> None:
     threading.Thread(target=watch, name="atout-parent-watch", daemon=True).start()
 
 
+_TRACKER_LOCK = threading.Lock()
+
+
 def spawn_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` spawned processes that end themselves with their parent.
 
@@ -100,17 +104,20 @@ def spawn_pool(workers: int) -> ProcessPoolExecutor:
     server, so the tracker is started (once per server process) with that warning ignored."""
     from multiprocessing import resource_tracker
 
-    if getattr(resource_tracker._resource_tracker, "_pid", None) is None:
-        quiet = "ignore:resource_tracker:UserWarning"
-        before = os.environ.get("PYTHONWARNINGS")
-        os.environ["PYTHONWARNINGS"] = f"{before},{quiet}" if before else quiet
-        try:
-            resource_tracker.ensure_running()
-        finally:
-            if before is None:
-                del os.environ["PYTHONWARNINGS"]
-            else:
-                os.environ["PYTHONWARNINGS"] = before
+    # The review thread and the event loop (the strong AI) may both start a pool: one of them
+    # starts the tracker, with the environment changed only while it does.
+    with _TRACKER_LOCK:
+        if getattr(resource_tracker._resource_tracker, "_pid", None) is None:
+            quiet = "ignore:resource_tracker:UserWarning"
+            before = os.environ.get("PYTHONWARNINGS")
+            os.environ["PYTHONWARNINGS"] = f"{before},{quiet}" if before else quiet
+            try:
+                resource_tracker.ensure_running()
+            finally:
+                if before is None:
+                    os.environ.pop("PYTHONWARNINGS", None)
+                else:
+                    os.environ["PYTHONWARNINGS"] = before
     return ProcessPoolExecutor(
         workers,
         mp_context=multiprocessing.get_context("spawn"),

@@ -37,6 +37,9 @@ log = logging.getLogger("atout.players")
 
 #: Worker processes that died in a row before the reviews fall back to a thread for good.
 PROCESS_FAILURES = 3
+#: Seconds a review may take in the worker before it is taken for hung and the worker killed
+#: (a par takes a few milliseconds).
+REVIEW_TIMEOUT = 60.0
 
 
 class _CannotSpawn(Exception):
@@ -85,6 +88,7 @@ class Reviews:
         # A worker process (see the module doc); False once it failed PROCESS_FAILURES times.
         self.process = process
         self._process_failures = 0
+        self._stopped = False
         self._busy = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -98,16 +102,17 @@ class Reviews:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="reviews")
 
     async def stop(self) -> None:
+        self._stopped = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        # The worker first: the review thread may be waiting for it. A review it had in
+        # progress stays pending in the database and is made again at the next start.
+        self._kill_procs()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
-        if self._procs is not None:
-            procs, self._procs = self._procs, None
-            await asyncio.to_thread(procs.shutdown, True, cancel_futures=True)
 
     async def idle(self, timeout: float = 60.0) -> None:
         """Wait until every played deal in the store (of the tables this server owns) is
@@ -162,6 +167,8 @@ class Reviews:
                 self._queued.discard(key)
 
     def _executor(self) -> ThreadPoolExecutor:
+        if self._stopped:
+            raise RuntimeError("the reviews are stopped")
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="atout-review")
         return self._pool
@@ -171,6 +178,8 @@ class Reviews:
         the process and writing to it happen here, not on the event loop: spawning blocks
         until the child has read its start-up data (about 0.2 s), and the executor's wake-up
         pipe can block a writer while its feeder is busy."""
+        if self._stopped:  # the server stopped while this deal waited for the thread
+            raise RuntimeError("the reviews are stopped")
         try:
             if self._procs is None:
                 from server.ai.runner import spawn_pool
@@ -181,13 +190,29 @@ class Reviews:
             raise
         except Exception as e:  # no process can be started here (a sandbox, no /dev/shm)
             raise _CannotSpawn(e) from e
-        out: dict[str, Any] = fut.result()
+        try:
+            out: dict[str, Any] = fut.result(timeout=REVIEW_TIMEOUT)
+        except TimeoutError:
+            log.error(
+                "reviews: the worker took over %.0f s on one deal; killing it", REVIEW_TIMEOUT
+            )
+            self._kill_procs()
+            raise BrokenProcessPool("the review worker hung") from None
         return out
 
     def _drop_procs(self) -> None:
         procs, self._procs = self._procs, None
         if procs is not None:
             procs.shutdown(wait=False, cancel_futures=True)
+
+    def _kill_procs(self) -> None:
+        """End the worker processes now (a hung review, or the server stopping): shutting the
+        pool down waits for the review in progress, which a hung worker never ends."""
+        procs = self._procs
+        for proc in list(getattr(procs, "_processes", {}).values()):
+            with contextlib.suppress(Exception):
+                proc.kill()
+        self._drop_procs()
 
     async def _compute(self, record: dict[str, Any]) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
