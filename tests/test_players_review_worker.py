@@ -84,6 +84,18 @@ async def test_a_killed_worker_is_replaced_and_the_deal_still_reviewed() -> None
         await reviews.stop()
 
 
+async def _reviewed_in_the_thread(seed: int) -> None:
+    """A deal's review comes out right, from the thread: the worker process was given up."""
+    reviews = Reviews(store=None)
+    try:
+        rec = _played_record(seed)
+        got = await reviews._compute(rec)
+        assert not reviews.process and reviews._procs is None
+        assert _same(got, review_deal(rec, "heuristic"))
+    finally:
+        await reviews.stop()
+
+
 async def test_reviews_fall_back_to_a_thread_after_repeated_deaths(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -94,15 +106,8 @@ async def test_reviews_fall_back_to_a_thread_after_repeated_deaths(
         raise BrokenProcessPool("killed")
 
     monkeypatch.setattr(Reviews, "_in_process", dies)
-    reviews = Reviews(store=None)
-    try:
-        rec = _played_record(4)
-        got = await reviews._compute(rec)
-        assert len(calls) == service.PROCESS_FAILURES
-        assert not reviews.process
-        assert _same(got, review_deal(rec, "heuristic"))
-    finally:
-        await reviews.stop()
+    await _reviewed_in_the_thread(4)
+    assert len(calls) == service.PROCESS_FAILURES
 
 
 async def test_reviews_run_in_a_thread_where_no_process_can_be_started(
@@ -114,14 +119,7 @@ async def test_reviews_run_in_a_thread_where_no_process_can_be_started(
         raise PermissionError("semaphores are not available")
 
     monkeypatch.setattr(runner, "spawn_pool", no_processes)
-    reviews = Reviews(store=None)
-    try:
-        rec = _played_record(5)
-        got = await reviews._compute(rec)
-        assert not reviews.process and reviews._procs is None
-        assert _same(got, review_deal(rec, "heuristic"))
-    finally:
-        await reviews.stop()
+    await _reviewed_in_the_thread(5)
 
 
 def _hangs_in_a_worker(record: dict[str, Any], level: str) -> dict[str, Any]:
