@@ -108,6 +108,20 @@ def test_r5_3_forced_trump_discard() -> None:
     assert st2.phase == CHELEM
 
 
+def test_r5_3_no_plain_card_at_all() -> None:
+    """R5.3: with no plain card (fewer than six: zero), the discard is six trumps from T2..T20.
+    The engine once read "nothing required" as "six plain cards available" here, refused every
+    trump discard, and the table could not go on."""
+    # 24 cards: T1..T18 in hand; T19, T20, T21, the Excuse and two kings in the chien.
+    st = garde(" ".join(trumps(1, 18)), "T19 T20 T21 EX SK HK", contract="prise")
+    rule = legal_actions(st).discard
+    assert rule is not None and rule.required == ()
+    assert set(rule.choices) == set(trumps(2, 20))
+    assert_illegal(st, Discard(0, tuple(cards("T1 T2 T3 T4 T5 T6"))), "R5.2")  # the Petit
+    st2 = apply(st, Discard(0, tuple(cards("T2 T3 T4 T5 T6 T20"))))
+    assert st2.discard == mask_of(cards("T2 T3 T4 T5 T6 T20"))
+
+
 def test_r5_3_exactly_six_plain_cards() -> None:
     """R5.3: exactly six plain cards: they are the discard, no trump."""
     st = garde("SK HK DK CK EX " + " ".join(trumps(2, 14)), "S1 S2 S3 H1 H2 H3")

@@ -355,7 +355,7 @@ def check_discard(hand: int, cards: int, n_given: int) -> None:
             "R5.2", f"kings and oudlers may never be discarded ({', '.join(codes_of(bad))})"
         )
     required, choices = discard_rule(hand)
-    if required == 0:
+    if plain_cards(hand).bit_count() >= 6:  # not `required == 0`: also true with no plain card
         trumps = cards & TRUMP_MASK
         if trumps:
             raise IllegalAction(
