@@ -17,7 +17,8 @@ and every table's actions waited (bench/load.py, AI seats at the 0.5 s pace: p99
 action-to-event latency 125-160 ms with the thread, docs/SCALING.md section 5). The worker is
 spawned (a fork of a server running threads could inherit a held lock) at the first review,
 ends itself when the server is gone (``server.ai.runner``'s watchdog), and is started again if it
-dies; after :data:`PROCESS_FAILURES` deaths in a row the reviews run in a thread for good.
+dies or hangs (:data:`REVIEW_TIMEOUT`); after :data:`PROCESS_FAILURES` deaths in a row, or where
+no process can be started at all, the reviews run in a thread for good.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ class Reviews:
         self._task: asyncio.Task[None] | None = None
         self._pool: ThreadPoolExecutor | None = None  # the review thread
         self._procs: ProcessPoolExecutor | None = None  # its worker process (see the module doc)
-        # A worker process (see the module doc); False once it failed PROCESS_FAILURES times.
+        # Reviews in a worker process (see the module doc); False once that was given up.
         self.process = process
         self._process_failures = 0
         self._stopped = False
