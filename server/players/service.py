@@ -73,7 +73,6 @@ class Reviews:
         level: str = "heuristic",
         announce: Callable[[str, dict[str, Any]], Any] | None = None,
         owned: Callable[[str], bool] | None = None,
-        process: bool = True,
     ) -> None:
         if level not in REFERENCE_LEVELS:
             raise ValueError(f"par level {level!r}: one of {', '.join(REFERENCE_LEVELS)}")
@@ -87,7 +86,7 @@ class Reviews:
         self._pool: ThreadPoolExecutor | None = None  # the review thread
         self._procs: ProcessPoolExecutor | None = None  # its worker process (see the module doc)
         # Reviews in a worker process (see the module doc); False once that was given up.
-        self.process = process
+        self.process = True
         self._process_failures = 0
         self._stopped = False
         self._busy = False
