@@ -129,6 +129,35 @@ async def test_resume_from_a_version_older_than_the_log_gets_a_snapshot() -> Non
         await c2.close()
 
 
+@pytest.mark.parametrize("back", [7, 8])
+async def test_a_log_of_n_events_resumes_from_n_before_the_end_not_earlier(back: int) -> None:
+    """The seat's log keeps its last ``event_log`` events: resuming from a version it still
+    covers replays them (the seat event of the resume is one of them), one more is a
+    snapshot."""
+    async with running_server(event_log=8, absent_wait=30.0) as srv:
+        c1 = await Client.connect(srv.port, "di")
+        tid = await _start_solo(c1, deals=1)
+        await autoplay(c1, tid, random.Random(7), _trick(3))
+        token = c1.token
+        await c1.close()
+        table = srv.lobby.tables[tid]
+        for _ in range(500):  # the AI plays on to ann's turn, where the table waits for her
+            if table.deal.turn == 0 and table.seats[0].session is None:
+                break
+            await asyncio.sleep(0.01)
+        end = table.v  # the resume adds the seat event: the log then holds end-6 .. end+1
+        c2 = await Client.connect(srv.port, "di")
+        r = await c2.request({"type": "resume", "token": token, "v": end - back})
+        assert r["type"] == "joined"
+        await c2.wait_for(lambda m: m["type"] == "your_turn")
+        snaps = [m for m in c2.msgs if m["type"] == "snapshot"]
+        if back == 7:
+            assert not snaps and _event_vs(c2, tid) == list(range(end - 6, end + 2))
+        else:
+            assert len(snaps) == 1 and snaps[0]["v"] == end + 1 and not _event_vs(c2, tid)
+        await c2.close()
+
+
 async def test_second_connection_with_the_token_replaces_the_first() -> None:
     async with running_server() as srv:
         c1 = await Client.connect(srv.port, "dee")

@@ -5,6 +5,7 @@ numbers, encodes (once per distinct content) and delivers it."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -71,7 +72,11 @@ class Broadcasting(TableBase):
                     for sp in self.spectators:
                         sp.send(data)
                 else:
-                    self.logs[cls].append((v, data))
+                    log = self.logs[cls]
+                    if log and self.log_end[cls] != v - 1:  # a gap: not a human seat meanwhile
+                        log.clear()
+                    log.append(data)
+                    self.log_end[cls] = v
                     sess = self.seats[cls].session
                     if sess is not None:
                         sess.send(data)
@@ -110,9 +115,13 @@ class Broadcasting(TableBase):
     def _catch_up(self, sess: Connection, seat: int, v: int | None) -> None:
         """Send the events after ``v`` from the seat's log, or a snapshot when they are gone."""
         entries = self.logs[seat]
-        if v is not None and v <= self.v and (v == self.v or (entries and entries[0][0] <= v + 1)):
-            for ev_v, data in entries:
-                if ev_v > v:
-                    sess.send(data)
+        end = self.log_end[seat]
+        if (
+            v is not None
+            and v <= self.v
+            and (v == self.v or (entries and end == self.v and end - len(entries) <= v))
+        ):
+            for data in itertools.islice(entries, len(entries) - (self.v - v), None):
+                sess.send(data)
         else:
             self._snapshot(sess, seat)
