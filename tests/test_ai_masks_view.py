@@ -39,7 +39,10 @@ def as_codes(v: dict[str, Any]) -> dict[str, Any]:
 
 
 def _knowledge(k: Knowledge) -> dict[str, Any]:
-    out = {n: getattr(k, n) for n in Knowledge.__slots__ if n != "pos"}
+    # Every field by its public name (played_by is worked out on first read), tricks as lists.
+    names = [n.lstrip("_") for n in Knowledge.__slots__ if n != "pos"]
+    out = {n: getattr(k, n) for n in names}
+    out["tricks"] = [(ld, list(cs), w) for ld, cs, w in k.tricks]
     slots = {n for c in type(k.pos).__mro__ for n in getattr(c, "__slots__", ())} - {"_undo"}
     out["pos"] = {n: getattr(k.pos, n) for n in sorted(slots)}
     return out

@@ -8,6 +8,7 @@ one that plays under the highest trump cannot beat it).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from server.rules.actions import CONTRACT_INDEX, GARDE, GARDE_CONTRE, GARDE_SANS, MULTIPLIERS
@@ -42,6 +43,7 @@ class Knowledge:
     """The play-phase knowledge of ``seat`` (see module doc). All card sets are bitmasks."""
 
     __slots__ = (
+        "_played_by",
         "bids",
         "chelem",
         "chien",
@@ -55,7 +57,6 @@ class Knowledge:
         "hidden_count",
         "must_hold",
         "played",
-        "played_by",
         "poignee_half",
         "poignees",
         "pos",
@@ -78,8 +79,8 @@ class Knowledge:
     chien: int  # the chien when it was shown, else 0
     discard_known: int  # the taker's discard as this seat knows it (all of it for the taker)
     played: int
-    played_by: list[int]
-    tricks: list[tuple[int, list[int], int]]
+    _played_by: list[int] | None
+    tricks: Sequence[tuple[int, Sequence[int], int]]  # (leader, cards, winner)
     trick: list[int]
     trick_leader: int
     poignees: list[int]
@@ -90,6 +91,20 @@ class Knowledge:
     hidden_count: int  # unseen cards lying in the hidden pile (discard or chien), not in hands
     hidden_allowed: int  # cards that may lie in that pile
     pos: Pos  # the card play so far on the rules core (hands empty): see template_pos
+
+    @property
+    def played_by(self) -> list[int]:
+        """The cards each seat played. Worked out on first use: only the sampling bots
+        (strong, the sampler) read it, and for the inline bots this loop over every card played
+        was a quarter of a card decision in a profile of the loaded server."""
+        pb = self._played_by
+        if pb is None:
+            pb = [0, 0, 0, 0]
+            for ld, cards, _ in [*self.tricks, (self.trick_leader, self.trick, -1)]:
+                for i, c in enumerate(cards):
+                    pb[(ld + i) & 3] |= 1 << c
+            self._played_by = pb
+        return pb
 
 
 def read_view(view: dict[str, Any]) -> Knowledge:
@@ -111,8 +126,9 @@ def read_view(view: dict[str, Any]) -> Knowledge:
     # The cards played, replayed on the rules core from the first trick's leader: it counts
     # the points and tricks won so far and records what the play revealed (voids, trump ceilings).
     indices = type(view["hand"]) is int  # view(..., masks=True): card indices, not codes
-    if indices:  # the rules' (leader, cards, winner) tuples
-        tricks = [(ld, list(cs), w) for ld, cs, w in view["tricks"]]
+    tricks: Sequence[tuple[int, Sequence[int], int]]
+    if indices:  # the rules' (leader, cards, winner) tuples, never changed: shared
+        tricks = view["tricks"]
     else:
         tricks = [
             (t["leader"], [INDEX[c] for c in t["cards"]], t["winner"]) for t in view["tricks"]
@@ -139,17 +155,15 @@ def read_view(view: dict[str, Any]) -> Knowledge:
         pos = given.copy(Pos)
     else:
         pos = new_pos([FULL_DECK] * 4, k.taker, leader, MULTIPLIERS[k.contract], pile, k.chelem)
-    played_by = [0, 0, 0, 0]
-    for ld, cards, _ in [*tricks, (k.trick_leader, k.trick, -1)]:
-        for i, c in enumerate(cards):
-            played_by[(ld + i) & 3] |= 1 << c
-            if given is None:
+    if given is None:
+        for _, cards, _ in [*tricks, (k.trick_leader, k.trick, -1)]:
+            for c in cards:
                 pos.play(c)
     pos.hands = [0, 0, 0, 0]
     k.pos = pos
     forbidden = list(pos.voids)
     k.played = pos.played
-    k.played_by = played_by
+    k._played_by = None
 
     poignees = [0, 0, 0, 0]
     for p in view.get("poignees") or ():

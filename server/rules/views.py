@@ -16,7 +16,16 @@ import msgspec
 
 from .actions import CONTRACTS, GARDE, GARDE_CONTRE, Action, Bid, Chelem, Discard, Play, Poignee
 from .cards import CODES, TRUMP_MASK, codes_of, half_points
-from .deal import DISCARD, OVER, PLAY, POIGNEE_LEVELS, POIGNEE_SIZES, DealState, legal_actions
+from .deal import (
+    DISCARD,
+    OVER,
+    PLAY,
+    POIGNEE_LEVELS,
+    POIGNEE_SIZES,
+    DealState,
+    Legal,
+    legal_actions,
+)
 from .records import record_of
 
 SPECTATOR = None
@@ -37,7 +46,9 @@ def _same(m: int) -> int:
     return m
 
 
-def view(st: DealState, seat: int | None, *, masks: bool = False) -> dict[str, Any]:
+def view(
+    st: DealState, seat: int | None, *, masks: bool = False, legal: Legal | None = None
+) -> dict[str, Any]:
     """The deal as ``seat`` may see it (``None``: a spectator), as a JSON-ready dict.
 
     ``masks``: the same view for a bot in this process, with card sets as bitmasks, the tricks
@@ -46,7 +57,8 @@ def view(st: DealState, seat: int | None, *, masks: bool = False) -> dict[str, A
     ``position``: the play so far on the rules core as this seat may know it
     (:func:`seat_position`). What a bot reads, without turning cards into text and back and
     replaying every card played (most of the cost of an inline AI move). What is seen is
-    decided here either way; it is never sent to a client."""
+    decided here either way; it is never sent to a client. ``legal``: the deal's
+    ``legal_actions(st)`` when the caller has it already (a bot's driver), not computed twice."""
     over = st.phase == OVER
     taker = st.taker if st.taker >= 0 else None
     cards = _same if masks else codes_of
@@ -86,7 +98,8 @@ def view(st: DealState, seat: int | None, *, masks: bool = False) -> dict[str, A
         else:
             out["trick"] = _trick(st.trick_leader, st.trick, None)
     if not over and seat is not None and seat == st.turn:
-        legal = legal_actions(st)
+        if legal is None:
+            legal = legal_actions(st)
         out["legal"] = legal if masks else msgspec.to_builtins(legal)
     if over:
         rec = record_of(st)

@@ -129,7 +129,7 @@ class Driving(Broadcasting):
         # One that reads bitmasks is given them: turning the cards into text and back was half
         # of an inline move.
         seat_view = (
-            view(st, seat_no, masks=getattr(bot, "reads_masks", False))
+            view(st, seat_no, masks=getattr(bot, "reads_masks", False), legal=legal)
             if getattr(bot, "reads_view", True)
             else {}
         )
