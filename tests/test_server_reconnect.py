@@ -37,15 +37,21 @@ async def _start_solo(c: Client, **options: Any) -> str:
     return tid
 
 
+async def _play_then_leave(port: int, name: str, seed: int, trick: int) -> tuple[Client, str, str]:
+    """A player alone with three AI plays seat 0 of a one-deal table up to trick ``trick``,
+    then disconnects: its closed client, the table and the seat's token."""
+    c = await Client.connect(port, name)
+    tid = await _start_solo(c, deals=1)
+    await autoplay(c, tid, random.Random(seed), _trick(trick))
+    await c.close()
+    return c, tid, c.token
+
+
 @pytest.mark.parametrize("how", ["resume", "hello"])
 async def test_reconnect_mid_deal_gets_missed_events(how: str) -> None:
     # the absent seat's turn waits long enough for the player to come back
     async with running_server(absent_wait=5.0, grace=10.0) as srv:
-        c1 = await Client.connect(srv.port, "ann")
-        tid = await _start_solo(c1, deals=1)
-        await autoplay(c1, tid, random.Random(1), _trick(3))
-        token = c1.token
-        await c1.close()
+        c1, tid, token = await _play_then_leave(srv.port, "ann", 1, 3)
         last_v = c1.events(tid)[-1]["v"]  # the last version this connection received
         # the AI seats play on until it is ann's turn
         await asyncio.sleep(0.1)
@@ -88,11 +94,7 @@ async def test_reconnect_mid_deal_gets_missed_events(how: str) -> None:
 
 async def test_resume_without_version_gets_a_snapshot_and_the_deal_finishes() -> None:
     async with running_server(absent_wait=5.0) as srv:
-        c1 = await Client.connect(srv.port, "bo")
-        tid = await _start_solo(c1, deals=1)
-        await autoplay(c1, tid, random.Random(3), _trick(5))
-        token = c1.token
-        await c1.close()
+        _, tid, token = await _play_then_leave(srv.port, "bo", 3, 5)
         await asyncio.sleep(0.05)
         c2 = await Client.connect(srv.port, "bo")
         r = await c2.request({"type": "resume", "token": token})
@@ -116,11 +118,7 @@ async def test_resume_without_version_gets_a_snapshot_and_the_deal_finishes() ->
 
 async def test_resume_from_a_version_older_than_the_log_gets_a_snapshot() -> None:
     async with running_server(event_log=8, absent_wait=5.0) as srv:
-        c1 = await Client.connect(srv.port, "cy")
-        tid = await _start_solo(c1, deals=1)
-        await autoplay(c1, tid, random.Random(5), _trick(4))
-        token = c1.token
-        await c1.close()
+        _, tid, token = await _play_then_leave(srv.port, "cy", 5, 4)
         c2 = await Client.connect(srv.port, "cy")
         assert (await c2.request({"type": "resume", "token": token, "v": 1}))["type"] == "joined"
         await c2.wait_for(lambda m: m["type"] == "snapshot")
@@ -135,13 +133,9 @@ async def test_a_log_of_n_events_resumes_from_n_before_the_end_not_earlier(back:
     covers replays them (the seat event of the resume is one of them), one more is a
     snapshot."""
     async with running_server(event_log=8, absent_wait=30.0) as srv:
-        c1 = await Client.connect(srv.port, "di")
-        tid = await _start_solo(c1, deals=1)
-        await autoplay(c1, tid, random.Random(7), _trick(3))
-        token = c1.token
-        await c1.close()
+        _, tid, token = await _play_then_leave(srv.port, "di", 7, 3)
         table = srv.lobby.tables[tid]
-        for _ in range(500):  # the AI plays on to ann's turn, where the table waits for her
+        for _ in range(500):  # the AI plays on to seat 0's turn, where the table waits
             if table.deal.turn == 0 and table.seats[0].session is None:
                 break
             await asyncio.sleep(0.01)
