@@ -139,6 +139,8 @@ async def test_a_log_of_n_events_resumes_from_n_before_the_end_not_earlier(back:
             if table.deal.turn == 0 and table.seats[0].session is None:
                 break
             await asyncio.sleep(0.01)
+        else:
+            pytest.fail("seat 0's turn never came")
         end = table.v  # the resume adds the seat event: the log then holds end-6 .. end+1
         c2 = await Client.connect(srv.port, "di")
         r = await c2.request({"type": "resume", "token": token, "v": end - back})

@@ -3,7 +3,8 @@
 Actions are frozen msgspec Structs tagged by ``type`` so that they encode exactly as the
 ``atout-deal/1`` record entries and hash/compare by value. They hold no other objects, so the
 garbage collector need not track them (``gc=False``), nor then the tuples of a deal's history
-that hold them: on a busy server those tuples were a fifth of every young collection's work.
+that hold them: on a busy server those tuples were a fifth of the objects every young
+collection walked.
 """
 
 from __future__ import annotations

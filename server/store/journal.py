@@ -9,9 +9,9 @@ group inside its own savepoint. Under load many tables' actions share one hop an
 went (a hop and a commit cost more than the insert).
 
 Actions come first: a batch takes every queued group of actions but at most
-:data:`SLOW_OPS_PER_BATCH` other writes (a deal's record, a new deal's cards, a table's row),
-oldest first, and leaves the rest, with any later group of the same tables, to the next
-batches. A deal record costs a hundred times an action (its log is deleted, its seats and
+:data:`SLOW_OPS_PER_BATCH` other writes (a deal's record, a new deal's cards, a table's row,
+also when it rides with an action), oldest first as far as they fit, and leaves the rest, with
+any later group of the same tables, to the next batches. A deal record costs a hundred times an action (its log is deleted, its seats and
 scores written): when a thousand tables finish their deals within a second, a batch taking all
 of them ran for 20-30 ms and every action in the server waited behind two such batches.
 
@@ -158,7 +158,8 @@ _Queued = tuple[list[Op], Fence | None, asyncio.Future[BaseException | None], st
 def _take(queue: list[_Queued], slow_max: int) -> tuple[list[_Queued], list[_Queued]]:
     """The next batch and what stays queued, both in queue order: every group of actions only,
     other writes up to ``slow_max`` (at least one group). A table whose group stays keeps all
-    its later groups too, so that its writes still reach the database in order."""
+    its later groups too, so that its writes still reach the database in order (groups
+    without a table count as one table)."""
     batch: list[_Queued] = []
     rest: list[_Queued] = []
     held: set[str | None] = set()
