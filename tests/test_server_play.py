@@ -253,8 +253,9 @@ async def test_bots_get_their_seats_view_unless_they_do_not_read_it(
 
     built: list[tuple[object, int | None, bool, dict]] = []  # type: ignore[type-arg]
 
-    def recording_view(st, seat, *, masks=False):  # type: ignore[no-untyped-def]
-        out = view(st, seat, masks=masks)
+    def recording_view(st, seat, *, masks=False, legal=None):  # type: ignore[no-untyped-def]
+        assert legal is None or legal == legal_actions(st)  # the driver's, reused
+        out = view(st, seat, masks=masks, legal=legal)
         built.append((st, seat, masks, out))
         return out
 
