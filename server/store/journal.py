@@ -3,7 +3,7 @@
 A table never sends the events of an action before the action is in the database, so the
 database always holds at least what any client has seen. Tables hand their writes to the
 :class:`Journal` as *groups* (one table's writes, in order) and await them. Every group handed in
-while a batch is being written waits for the next batch; a batch goes to the store's thread in
+while a batch is being written waits for a later one (the next, unless held back: below); a batch goes to the store's thread in
 one hop (``AsyncStore.run``) and is written in ONE transaction (``Store.write_batch``), each
 group inside its own savepoint. Under load many tables' actions share one hop and one commit, which is where the time
 went (a hop and a commit cost more than the insert).
@@ -11,9 +11,10 @@ went (a hop and a commit cost more than the insert).
 Actions come first: a batch takes every queued group of actions but at most
 :data:`SLOW_OPS_PER_BATCH` other writes (a deal's record, a new deal's cards, a table's row,
 also when it rides with an action), oldest first as far as they fit, and leaves the rest, with
-any later group of the same tables, to the next batches. A deal record costs a hundred times an action (its log is deleted, its seats and
-scores written): when a thousand tables finish their deals within a second, a batch taking all
-of them ran for 20-30 ms and every action in the server waited behind two such batches.
+any later group of the same tables, to the next batches. A deal record costs a hundred times an
+action (its log is deleted, its seats and scores written): when a thousand tables finish their
+deals within a second, a batch taking all of them ran for 20-30 ms and every action in the
+server waited behind two such batches.
 
 A group is all or nothing: if one of its writes fails, the group's savepoint is rolled back and
 the other groups are kept. A transient failure (locked database, full disk, I/O) fails the whole
