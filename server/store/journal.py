@@ -2,11 +2,12 @@
 
 A table never sends the events of an action before the action is in the database, so the
 database always holds at least what any client has seen. Tables hand their writes to the
-:class:`Journal` as *groups* (one table's writes, in order) and await them. Every group handed in
-while a batch is being written waits for a later one (the next, unless held back: below); a batch goes to the store's thread in
-one hop (``AsyncStore.run``) and is written in ONE transaction (``Store.write_batch``), each
-group inside its own savepoint. Under load many tables' actions share one hop and one commit, which is where the time
-went (a hop and a commit cost more than the insert).
+:class:`Journal` as *groups* (one table's writes, in order) and await them. Every group handed
+in while a batch is being written waits for a later one (the next, unless held back: below); a
+batch goes to the store's thread in one hop (``AsyncStore.run``) and is written in ONE
+transaction (``Store.write_batch``), each group inside its own savepoint. Under load many
+tables' actions share one hop and one commit, which is where the time went (a hop and a commit
+cost more than the insert).
 
 Actions come first: a batch takes every queued group of actions but at most
 :data:`SLOW_OPS_PER_BATCH` other writes (a deal's record, a new deal's cards, a table's row,
