@@ -110,11 +110,11 @@ class TableBase:
         self._dirty = False
         self._failures = 0  # store failures in a row (retry pacing)
         self._flush_timer: asyncio.TimerHandle | None = None
-        # Each seat's last events, encoded, for resuming: versions log_end - len + 1 .. log_end.
-        # Bytes alone, not (version, bytes) pairs: a thousand tables' pairs were a quarter of
-        # the objects that every young collection of the garbage collector walked.
+        # Each human seat's last events, encoded, for resuming. Every event goes to every
+        # human seat's log and a seat's log is emptied whenever it changes hands, so a log
+        # holds versions v - len + 1 .. v. Bytes alone, not (version, bytes) pairs: a thousand
+        # tables' pairs were a quarter of the objects every young collection walked.
         self.logs: list[deque[bytes]] = [deque(maxlen=self.cfg.event_log) for _ in range(4)]
-        self.log_end = [0, 0, 0, 0]
         self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self.ticket = 0
         self.driver: asyncio.Task[None] | None = None

@@ -72,11 +72,7 @@ class Broadcasting(TableBase):
                     for sp in self.spectators:
                         sp.send(data)
                 else:
-                    log = self.logs[cls]
-                    if log and self.log_end[cls] != v - 1:  # a gap: not a human seat meanwhile
-                        log.clear()
-                    log.append(data)
-                    self.log_end[cls] = v
+                    self.logs[cls].append(data)
                     sess = self.seats[cls].session
                     if sess is not None:
                         sess.send(data)
@@ -114,13 +110,8 @@ class Broadcasting(TableBase):
 
     def _catch_up(self, sess: Connection, seat: int, v: int | None) -> None:
         """Send the events after ``v`` from the seat's log, or a snapshot when they are gone."""
-        entries = self.logs[seat]
-        end = self.log_end[seat]
-        if (
-            v is not None
-            and v <= self.v
-            and (v == self.v or (entries and end == self.v and end - len(entries) <= v))
-        ):
+        entries = self.logs[seat]  # versions self.v - len + 1 .. self.v (TableBase.__init__)
+        if v is not None and self.v - len(entries) <= v <= self.v:
             for data in itertools.islice(entries, len(entries) - (self.v - v), None):
                 sess.send(data)
         else:
