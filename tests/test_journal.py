@@ -1,16 +1,17 @@
 """The journal's batching (server/store/journal.py): which queued groups a batch takes.
 
-Actions go first: a batch takes every group of actions but at most SLOW_OPS_PER_BATCH other
-writes, and a table whose group waits keeps its later groups waiting too (its writes reach the
-database in order). The writes themselves are tested on real databases in tests/test_store.py;
-here a recording store shows what each transaction held."""
+Actions go first: a batch takes every group of actions, then cheap groups (a table's row, a
+new deal) with up to half of BATCH_COST, then deal records with the rest, oldest first, each
+kind at least one group; a table whose group waits keeps its later groups waiting too (its
+writes reach the database in order). The writes themselves are tested on real databases in
+tests/test_store.py; here a recording store shows what each transaction held."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from server.store.journal import SLOW_OPS_PER_BATCH, Journal, _take, op
+from server.store.journal import BATCH_COST, OP_COST, Journal, _Pending, cost, op
 
 
 def action(table: str, n: int) -> Any:
@@ -21,45 +22,106 @@ def record(table: str) -> Any:
     return op("record_deal", table, 1, {}, [None] * 4, [0, 0, 0, 0])
 
 
+def save(table: str) -> Any:
+    return op("create_table", table, table, {})
+
+
+def deal(table: str) -> Any:
+    return op("start_deal", table, 2, 0, [], [])
+
+
 def queued(ops: list[Any], table: str | None) -> Any:
     return (ops, None, None, table)
 
 
-def test_a_batch_takes_every_action_and_at_most_the_cap_of_other_writes() -> None:
-    queue = [queued([record(f"r{i}")], f"r{i}") for i in range(40)]
-    queue += [queued([action(f"a{i}", 0)], f"a{i}") for i in range(30)]
-    batch, rest = _take(queue, 16)
-    assert [g[3] for g in batch] == [f"r{i}" for i in range(16)] + [f"a{i}" for i in range(30)]
-    assert [g[3] for g in rest] == [f"r{i}" for i in range(16, 40)]
+def pending(*groups: Any) -> _Pending:
+    p = _Pending()
+    for g in groups:
+        p.put(g)
+    return p
+
+
+def names(batch: list[Any]) -> list[tuple[str | None, str]]:
+    return [(g[3], g[0][0][0]) for g in batch]
+
+
+def test_a_batch_takes_every_action_then_cheap_writes_then_records_by_cost() -> None:
+    rec, cheap = OP_COST["record_deal"], OP_COST["create_table"]
+    q = pending(*(queued([record(f"r{i}")], f"r{i}") for i in range(40)))
+    for i in range(30):
+        q.put(queued([action(f"a{i}", 0)], f"a{i}"))
+    for i in range(10):
+        q.put(queued([save(f"s{i}")], f"s{i}"))
+    batch = q.take(BATCH_COST)
+    n_records = (BATCH_COST - 10 * cheap) // rec
+    assert 10 * cheap <= BATCH_COST // 2 and n_records >= 1
+    assert [g[3] for g in batch] == (
+        [f"a{i}" for i in range(30)]
+        + [f"s{i}" for i in range(10)]
+        + [f"r{i}" for i in range(n_records)]
+    )
+    assert sum(cost(g[0]) for g in batch) <= BATCH_COST
+    left = [g[3] for g in q.costly.values()]
+    assert left == [f"r{i}" for i in range(n_records, 40)] and not q.light and not q.actions
+
+
+def test_cheap_writes_do_not_wait_behind_a_wave_of_records() -> None:
+    # A thousand deals end at once; a table then saves its row (a par was announced): its
+    # players' moves wait in its inbox until it is stored, so it goes in the next batch.
+    q = pending(*(queued([record(f"r{i}")], f"r{i}") for i in range(1000)))
+    q.put(queued([save("t")], "t"))
+    assert ("t", "create_table") in names(q.take(BATCH_COST))
+
+
+def test_records_still_move_when_cheap_writes_keep_coming() -> None:
+    q = pending(queued([record("r")], "r"))
+    for i in range(500):
+        q.put(queued([deal(f"d{i}")], f"d{i}"))
+    batch = q.take(BATCH_COST)
+    assert ("r", "record_deal") in names(batch)
+    assert (
+        sum(g[0][0][0] == "start_deal" for g in batch) == BATCH_COST // 2 // OP_COST["start_deal"]
+    )
 
 
 def test_a_held_table_keeps_its_later_groups_in_order() -> None:
-    # t's deal record waits, so its next deal's first action must wait behind it.
-    queue = [queued([record("x")], "x"), queued([record("t")], "t")]
-    queue += [queued([action("t", 0)], "t"), queued([action("u", 0)], "u")]
-    queue += [queued([op("start_deal", "v", 2, 0, [], [])], "v")]
-    batch, rest = _take(queue, 1)
-    assert [g[3] for g in batch] == ["x", "u"]
-    assert [(g[3], g[0][0][0]) for g in rest] == [
-        ("t", "record_deal"),
-        ("t", "append_action"),
-        ("v", "start_deal"),
-    ]
+    # t's deal record waits, so its next deal (and anything after it) must wait behind it.
+    q = pending(queued([record("x")], "x"), queued([record("t")], "t"))
+    q.put(queued([action("t", 77)], "t"))
+    q.put(queued([deal("t")], "t"))
+    q.put(queued([action("t", 0)], "t"))
+    q.put(queued([action("u", 0)], "u"))
+    assert names(q.take(OP_COST["record_deal"])) == [("u", "append_action"), ("x", "record_deal")]
+    assert names(q.take(OP_COST["record_deal"])) == [("t", "record_deal")]
+    # t's groups behind its record are queued once it is taken, up to its next non-action one
+    assert names(q.take(BATCH_COST)) == [("t", "append_action"), ("t", "start_deal")]
+    assert names(q.take(BATCH_COST)) == [("t", "append_action")]
+    assert not q and not q.behind
 
 
-def test_a_group_larger_than_the_cap_still_goes_alone() -> None:
+def test_a_group_costlier_than_the_budget_still_goes_alone() -> None:
     big = queued([record("t")] * 40, "t")
-    batch, rest = _take([big, queued([record("u")], "u")], 16)
-    assert batch == [big] and len(rest) == 1
-    batch, rest = _take(rest, 16)
-    assert len(batch) == 1 and rest == []
+    q = pending(big, queued([record("u")], "u"))
+    assert q.take(BATCH_COST) == [big]
+    assert names(q.take(BATCH_COST)) == [("u", "record_deal")]
+    assert not q
 
 
-def test_groups_of_actions_and_a_record_in_one_group_count_the_record() -> None:
+def test_groups_without_a_table_count_as_one_table() -> None:
+    q = pending(
+        queued([record("a")], None), queued([save("b")], None), queued([action("c", 0)], None)
+    )
+    assert names(q.take(BATCH_COST)) == [(None, "record_deal")]
+    assert names(q.take(BATCH_COST)) == [(None, "create_table")]
+    assert names(q.take(BATCH_COST)) == [(None, "append_action")]
+
+
+def test_an_action_and_a_record_in_one_group_count_the_record() -> None:
     # A table's turn may append its last action and record the deal in one group.
     mixed = [queued([action(f"t{i}", 77), record(f"t{i}")], f"t{i}") for i in range(20)]
-    batch, rest = _take(mixed, 16)
-    assert len(batch) == 16 and len(rest) == 4
+    q = pending(*mixed)
+    batch = q.take(BATCH_COST)
+    assert len(batch) == BATCH_COST // (OP_COST["record_deal"]) and len(q.costly) == 20 - len(batch)
 
 
 class RecordingStore:
@@ -81,9 +143,9 @@ async def test_the_journal_writes_actions_first_and_each_table_in_order() -> Non
     store = RecordingStore()
     journal = Journal(store)
     futs = []
-    for i in range(3 * SLOW_OPS_PER_BATCH):  # many deals ending at once
+    for i in range(40):  # many deals ending at once
         futs.append(journal.write([record(f"t{i}")], f"t{i}"))
-        futs.append(journal.write([op("start_deal", f"t{i}", 2, 0, [], [])], f"t{i}"))
+        futs.append(journal.write([deal(f"t{i}")], f"t{i}"))
     for i in range(50):
         futs.append(journal.write([action(f"a{i}", 0)], f"a{i}"))
     assert await asyncio.gather(*futs) == [None] * len(futs)
@@ -91,10 +153,10 @@ async def test_the_journal_writes_actions_first_and_each_table_in_order() -> Non
     first = store.batches[0]
     assert sum(g[0][0] == "append_action" for g in first) == 50  # not behind the records
     for groups in store.batches:
-        assert sum(1 for g in groups for o in g if o[0] != "append_action") <= SLOW_OPS_PER_BATCH
+        assert sum(cost(g) for g in groups) <= BATCH_COST
     written = [o for groups in store.batches for g in groups for o in g]
-    assert len(written) == 6 * SLOW_OPS_PER_BATCH + 50
-    for i in range(3 * SLOW_OPS_PER_BATCH):  # each table: its record, then its next deal
+    assert len(written) == 2 * 40 + 50
+    for i in range(40):  # each table: its record, then its next deal
         mine = [o[0] for o in written if o[1][0] == f"t{i}"]
         assert mine == ["record_deal", "start_deal"]
-    assert journal.batches == len(store.batches) >= 6
+    assert journal.batches == len(store.batches) >= 40 * OP_COST["record_deal"] // BATCH_COST

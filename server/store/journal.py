@@ -9,13 +9,17 @@ transaction (``Store.write_batch``), each group inside its own savepoint. Under 
 tables' actions share one hop and one commit, which is where the time went (a hop and a commit
 cost more than the insert).
 
-Actions come first: a batch takes every queued group of actions but at most
-:data:`SLOW_OPS_PER_BATCH` other writes (a deal's record, a new deal's cards, a table's row,
-also when it rides with an action), oldest first as far as they fit, and leaves the rest, with
-any later group of the same tables, to the next batches. A deal record costs a hundred times an
-action (its log is deleted, its seats and scores written): when a thousand tables finish their
-deals within a second, a batch taking all of them ran for 20-30 ms and every action in the
-server waited behind two such batches.
+Actions come first, and a batch holds about 5 ms of other writes: it takes every queued group
+of actions, then other groups oldest first by their cost (:data:`OP_COST`, in tenths of a
+millisecond of the store's thread, measured under load) up to :data:`BATCH_COST`: the cheap ones
+(a table's row, a new deal's cards: what a table waits for before it can go on) with up to half
+of it, the deal records and closings with the rest; each kind always moves by one group at
+least. A deal record costs about fifteen times an action: when a thousand tables finished their
+deals within a second, a batch taking sixteen records ran for 20-30 ms, every action in the server
+waited behind two such batches, and a table whose row was to be saved waited behind all the
+records queued before it, for up to a second (its players' moves waiting in its inbox). A
+table's later groups wait for the next batch after its queued one (see :class:`_Pending`), so
+each table's writes still reach the database in the order it asked for.
 
 A group is all or nothing: if one of its writes fails, the group's savepoint is rolled back and
 the other groups are kept. A transient failure (locked database, full disk, I/O) fails the whole
@@ -35,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -42,9 +47,23 @@ from server.store.base import Fence, Op, Store, StoreError
 
 log = logging.getLogger("atout.journal")
 
-#: Writes other than actions that one batch takes at most (see the module's doc). About 5 ms of
-#: deal records on a loaded 2-core machine; a batch always takes at least the oldest group.
-SLOW_OPS_PER_BATCH = 16
+#: What each write costs the store's thread, in tenths of a millisecond: figures measured in
+#: the ``ai`` mode of bench/load.py at 1,000 clients (wall time of the Store method inside a
+#: batch), rounded. Actions cost nothing here: a batch takes them all, in one statement.
+OP_COST = {
+    "append_action": 0,
+    "create_table": 1,  # a table's row (also its saves)
+    "set_table_status": 1,
+    "start_deal": 3,
+    "finish_table": 6,
+    "record_deal": 18,
+}
+#: The cost of a write this table does not know.
+OTHER_COST = 6
+#: Groups up to this cost are cheap: a table waits for them to go on (its row, its next deal).
+LIGHT_COST = 4
+#: The other writes one batch takes (see the module's doc): about 5 ms.
+BATCH_COST = 50
 
 __all__ = ["Journal", "Op", "op"]
 
@@ -68,7 +87,7 @@ class Journal:
         self.fence: Callable[[str], Fence | None] | None = None
         self.attempts = attempts
         self.pause = pause
-        self._queue: list[_Queued] = []
+        self._queue = _Pending()
         self._inflight = False
         self._scheduled = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -86,7 +105,7 @@ class Journal:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[BaseException | None] = loop.create_future()
         fence = self.fence(table) if self.fence is not None and table is not None else None
-        self._queue.append((list(ops), fence, fut, table))
+        self._queue.put((list(ops), fence, fut, table))
         if not self._inflight and not self._scheduled:
             # Not now: let the other tables woken in this turn of the loop add theirs first.
             self._scheduled = True
@@ -97,7 +116,7 @@ class Journal:
         self._scheduled = False
         if self._inflight or not self._queue:
             return
-        batch, self._queue = _take(self._queue, SLOW_OPS_PER_BATCH)
+        batch = self._queue.take(BATCH_COST)
         self._inflight = True
         self.batches += 1
         self.groups += len(batch)
@@ -157,28 +176,83 @@ class Journal:
 _Queued = tuple[list[Op], Fence | None, asyncio.Future[BaseException | None], str | None]
 
 
-def _take(queue: list[_Queued], slow_max: int) -> tuple[list[_Queued], list[_Queued]]:
-    """The next batch and what stays queued, both in queue order: every group of actions only,
-    other writes up to ``slow_max`` (at least one group). A table whose group stays keeps all
-    its later groups too, so that its writes still reach the database in order (groups
-    without a table count as one table)."""
-    batch: list[_Queued] = []
-    rest: list[_Queued] = []
-    held: set[str | None] = set()
-    slow = 0
-    for item in queue:
+def cost(ops: Sequence[Op]) -> int:
+    """What a group costs the store's thread (:data:`OP_COST`)."""
+    return sum(OP_COST.get(o[0], OTHER_COST) for o in ops)
+
+
+class _Pending:
+    """The queued groups, in three queues: groups of actions only, cheap groups, costly groups
+    (by :func:`cost`). A table has at most one group in the last two; its groups queued after
+    that one wait in ``behind`` and are queued, in order, once it is taken (groups without a
+    table count as one table). So a batch never holds two groups of a table one of which is not
+    of actions only, and the actions it holds were queued before the other group: the store
+    writes them first (``Store.write_batch``), in the order they were asked for."""
+
+    __slots__ = ("actions", "behind", "costly", "light")
+
+    def __init__(self) -> None:
+        self.actions: list[_Queued] = []
+        # table -> its queued group, oldest first (dicts keep their insertion order)
+        self.light: dict[str | None, _Queued] = {}
+        self.costly: dict[str | None, _Queued] = {}
+        self.behind: dict[str | None, deque[_Queued]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.actions or self.light or self.costly)
+
+    def put(self, item: _Queued) -> None:
         table = item[3]
-        if table in held:
-            rest.append(item)
-            continue
-        n = sum(1 for o in item[0] if o[0] != "append_action")
-        if n and slow and slow + n > slow_max:
-            held.add(table)
-            rest.append(item)
-            continue
-        slow += n
+        if table in self.light or table in self.costly:
+            self.behind.setdefault(table, deque()).append(item)
+        else:
+            self._place(item)
+
+    def _place(self, item: _Queued) -> bool:
+        """Queue ``item``; True if it is not of actions only (then the table's later groups
+        wait behind it)."""
+        c = cost(item[0])
+        if not c:
+            self.actions.append(item)
+            return False
+        (self.light if c <= LIGHT_COST else self.costly)[item[3]] = item
+        return True
+
+    def take(self, budget: int) -> list[_Queued]:
+        """The next batch: every group of actions, then cheap groups oldest first with up to
+        half of ``budget``, then costly ones with the rest (each kind one group at least)."""
+        batch, self.actions = self.actions, []
+        freed: list[str | None] = []
+        spent = _oldest(self.light, budget // 2, batch, freed)
+        _oldest(self.costly, budget - spent, batch, freed)
+        for table in freed:  # the tables' next groups: for the next batch
+            q = self.behind.get(table)
+            while q:
+                if self._place(q.popleft()):
+                    break
+            if not q:
+                self.behind.pop(table, None)
+        return batch
+
+
+def _oldest(
+    queue: dict[str | None, _Queued], budget: int, batch: list[_Queued], freed: list[str | None]
+) -> int:
+    """Move the oldest groups of ``queue`` to ``batch`` while their cost fits in ``budget``
+    (the first one always); their tables go to ``freed``. Returns the cost taken."""
+    spent = 0
+    taken = []
+    for table, item in queue.items():
+        c = cost(item[0])
+        if spent and spent + c > budget:
+            break
+        spent += c
+        taken.append(table)
         batch.append(item)
-    return batch, rest
+    for table in taken:
+        del queue[table]
+    freed.extend(taken)
+    return spent
 
 
 def _run_batch(
