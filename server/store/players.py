@@ -365,16 +365,12 @@ class SqlitePlayers:
                     int(status != "played"),
                 )
             )
-        c.executemany(
+        c.execute(  # one statement, not one per seat (see sqlite._INSERT_ACTIONS)
             "INSERT INTO deal_players (table_id, deal_no, seat, account_id, guest, ai, partial,"
-            " status, score, finished_at, reviewed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
+            " status, score, finished_at, reviewed) VALUES "
+            + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows)),
+            [v for row in rows for v in row],
         )
-        if status == "played":
-            c.execute(
-                "UPDATE deals SET review = 'pending' WHERE table_id = ? AND deal_no = ?",
-                (table_id, deal_no),
-            )
 
     # -- reviews: par, per-seat figures and ratings --
 

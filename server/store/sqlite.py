@@ -505,7 +505,6 @@ class SqliteStore(SqlitePlayers):
                     f"deal {deal_no} of table {table_id} is already stored ({row[0]}) with "
                     "a different record"
                 )
-            _ensure_table(c, table_id, at)
             values = (
                 rec["dealer"],
                 status,
@@ -515,38 +514,42 @@ class SqliteStore(SqlitePlayers):
                 _encode(deal_scores).decode(),
                 rec_text,
                 at,
+                "pending" if status == "played" else None,  # its review (server.players)
             )
             if row is None:
+                _ensure_table(c, table_id, at)  # else its deal's row (a foreign key) proves it
                 c.execute(
                     "INSERT INTO deals (dealer, status, contract, taker, seat0, seat1, seat2,"
-                    " seat3, scores, record, finished_at, started_at, table_id, deal_no)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " seat3, scores, record, finished_at, review, started_at, table_id, deal_no)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (*values, at, table_id, deal_no),
                 )
             else:
                 c.execute(
                     "UPDATE deals SET dealer = ?, status = ?, contract = ?, taker = ?, seat0 = ?,"
-                    " seat1 = ?, seat2 = ?, seat3 = ?, scores = ?, record = ?, finished_at = ?"
-                    " WHERE table_id = ? AND deal_no = ?",
+                    " seat1 = ?, seat2 = ?, seat3 = ?, scores = ?, record = ?, finished_at = ?,"
+                    " review = ? WHERE table_id = ? AND deal_no = ?",
                     (*values, table_id, deal_no),
                 )
                 c.execute(
                     "DELETE FROM actions WHERE table_id = ? AND deal_no = ?", (table_id, deal_no)
                 )
-            c.executemany(
-                "INSERT INTO scores (table_id, seat, player, score, deals, updated_at)"
-                " VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (table_id, seat, player) DO UPDATE SET"
-                " score = score + excluded.score, deals = deals + 1,"
-                " updated_at = excluded.updated_at",
-                [(table_id, s, names[s], float(deal_scores[s]), at) for s in range(4)],
+            # One statement for the four seats, not ``executemany``: each statement of a batch
+            # waits to win the GIL back from the event loop (see _INSERT_ACTIONS).
+            c.execute(
+                _UPSERT_SCORES,
+                [v for s in range(4) for v in (table_id, s, names[s], float(deal_scores[s]), at)],
             )
-            c.executemany(
-                "INSERT INTO players (name, first_seen, last_seen) VALUES (?, ?, ?)"
-                " ON CONFLICT (name) DO UPDATE SET"
-                " first_seen = min(first_seen, excluded.first_seen),"
-                " last_seen = max(last_seen, excluded.last_seen)",
-                [(n, at, at) for n in dict.fromkeys(p for p in players if p)],
-            )
+            humans = list(dict.fromkeys(p for p in players if p))
+            if humans:
+                c.execute(
+                    "INSERT INTO players (name, first_seen, last_seen) VALUES "
+                    + ", ".join(["(?, ?, ?)"] * len(humans))
+                    + " ON CONFLICT (name) DO UPDATE SET"
+                    " first_seen = min(first_seen, excluded.first_seen),"
+                    " last_seen = max(last_seen, excluded.last_seen)",
+                    [v for n in humans for v in (n, at, at)],
+                )
             self._record_seats(c, table_id, deal_no, status, players, seats, deal_scores, at)
 
         self._tx(tx)
@@ -1080,6 +1083,13 @@ _INSERT_ACTIONS = (
     "INSERT INTO actions (table_id, deal_no, idx, action, created_at)"
     " SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),"
     " json_extract(value, '$[2]'), json_extract(value, '$[3]'), ? FROM json_each(?)"
+)
+#: A finished deal's scores added to its table's, the four seats in one statement.
+_UPSERT_SCORES = (
+    "INSERT INTO scores (table_id, seat, player, score, deals, updated_at) VALUES "
+    + ", ".join(["(?, ?, ?, ?, 1, ?)"] * 4)
+    + " ON CONFLICT (table_id, seat, player) DO UPDATE SET"
+    " score = score + excluded.score, deals = deals + 1, updated_at = excluded.updated_at"
 )
 #: The Store methods a journal batch may call.
 WRITE_METHODS = frozenset(
