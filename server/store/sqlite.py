@@ -294,6 +294,10 @@ class SqliteStore(SqlitePlayers):
                     conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
                     conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
                     MIGRATIONS.apply(self.db)
+                    # No implicit transactions: every write is in an explicit one (_tx,
+                    # write_batch) or is one statement, its own transaction (a batch of
+                    # actions only: write_batch).
+                    conn.isolation_level = None
         except BaseException:
             conn.close()
             raise
@@ -792,11 +796,23 @@ class SqliteStore(SqlitePlayers):
         """Every group in ONE transaction (``server.store.base.Store.write_batch``).
 
         The common case, groups of actions only (one, or an action and the AI answers made
-        with it), is one ``executemany`` without ``append_action``'s checks (its status and gap queries and JSON round trip) that a table
-        makes true by construction; the keys still refuse a duplicate or an unknown deal. If
-        that fails, those groups go the slow way (the Store's own methods, one savepoint each)
-        to find out which one failed."""
+        with it), is one INSERT without ``append_action``'s checks (its status and gap queries
+        and JSON round trip) that a table makes true by construction; the keys still refuse a
+        duplicate or an unknown deal. A batch of nothing else is that statement alone, its own
+        transaction. If it fails, those groups go the slow way (the Store's own methods, one
+        savepoint each) to find out which one failed."""
         conn = self.conn
+        if fences is None and _actions_only(groups):
+            # The common case in one statement, its own transaction: each statement waits to
+            # win the GIL back from the event loop (see _INSERT_ACTIONS), BEGIN and COMMIT too.
+            try:
+                conn.execute(_INSERT_ACTIONS, (now(), _action_rows(groups)))
+                return [None] * len(groups)
+            except sqlite3.Error as e:
+                err = store_error(e)
+                if err.transient:
+                    raise err from e
+                # nothing was written (a statement is atomic): find the failed group below
         # True: to do; None: done; an exception: that group failed (nothing of it was written)
         results: list[BaseException | bool | None] = [True] * len(groups)
         try:
@@ -849,22 +865,14 @@ class SqliteStore(SqlitePlayers):
         groups: list[list[Op]],
         results: list[BaseException | bool | None],
     ) -> None:
-        idx = [
-            i
-            for i, ops in enumerate(groups)
-            if results[i] is True and ops and all(o[0] == "append_action" and not o[2] for o in ops)
-        ]
+        idx = [i for i, ops in enumerate(groups) if results[i] is True and _actions_only([ops])]
         if not idx:
             return
-        rows = []
-        for i in idx:
-            for _, (table_id, deal_no, n, action), _ in groups[i]:
-                rows.append((table_id, deal_no, n, _encode(action).decode()))
         alone = len(idx) == len(groups)  # then the transaction itself is the savepoint
         if not alone:
             conn.execute("SAVEPOINT atout_fast")
         try:
-            conn.execute(_INSERT_ACTIONS, (now(), _encode(rows).decode()))
+            conn.execute(_INSERT_ACTIONS, (now(), _action_rows([groups[i] for i in idx])))
         except sqlite3.Error as e:
             err = store_error(e)
             if err.transient:
@@ -1077,13 +1085,28 @@ MMAP_BYTES = 256 * 1024 * 1024
 #: action as JSON text] rows. Not ``executemany``: the sqlite3 module lets go of the GIL around
 #: each row's step and must win it back from the event loop's thread every time. Beside a busy
 #: loop that wait, not SQLite, was most of a batch, and every table's next event waits for its
-#: batch: 60 actions took 8.2 ms row by row and 2.9 ms so, for 0.6 ms more of SQLite's own
-#: time when nothing else runs (bench/store_batch.py).
+#: batch: 60 actions took 8.6 ms row by row and 2.0 ms as this one statement in its own
+#: transaction (write_batch), for 0.2 ms more of SQLite's time when nothing else runs
+#: (bench/store_batch.py).
 _INSERT_ACTIONS = (
     "INSERT INTO actions (table_id, deal_no, idx, action, created_at)"
     " SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),"
     " json_extract(value, '$[2]'), json_extract(value, '$[3]'), ? FROM json_each(?)"
 )
+def _actions_only(groups: list[list[Op]]) -> bool:
+    """Every group holds appended actions only (written by _INSERT_ACTIONS)."""
+    return all(ops and all(o[0] == "append_action" and not o[2] for o in ops) for ops in groups)
+
+
+def _action_rows(groups: list[list[Op]]) -> str:
+    """The JSON parameter of _INSERT_ACTIONS for the actions of ``groups``."""
+    rows = []
+    for ops in groups:
+        for _, (table_id, deal_no, n, action), _ in ops:
+            rows.append((table_id, deal_no, n, _encode(action).decode()))
+    return _encode(rows).decode()
+
+
 #: A finished deal's scores added to its table's, the four seats in one statement.
 _UPSERT_SCORES = (
     "INSERT INTO scores (table_id, seat, player, score, deals, updated_at) VALUES "
