@@ -1093,6 +1093,8 @@ _INSERT_ACTIONS = (
     " SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),"
     " json_extract(value, '$[2]'), json_extract(value, '$[3]'), ? FROM json_each(?)"
 )
+
+
 def _actions_only(groups: list[list[Op]]) -> bool:
     """Every group holds appended actions only (written by _INSERT_ACTIONS)."""
     return all(ops and all(o[0] == "append_action" and not o[2] for o in ops) for ops in groups)
