@@ -60,6 +60,12 @@ async def test_the_par_is_computed_in_a_worker_process() -> None:
         with open(f"/proc/{pid}/stat", "rb") as f:
             ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
         assert ppid == os.getpid()
+        # background work: it runs at a lower priority than the server (the nice value is the
+        # 19th field of stat)
+        assert service.REVIEW_NICE > 0
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            nice = int(f.read().rsplit(b")", 1)[1].split()[16])
+        assert nice == min(19, os.nice(0) + service.REVIEW_NICE)
     finally:
         await reviews.stop()
 

@@ -22,6 +22,7 @@ bug, and the tests fail on it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -75,12 +76,17 @@ def _worker_decide(
     return bot.choose(view, legal), {}
 
 
-def _exit_with_parent(parent: int, every_s: float = 0.5) -> None:
+def _exit_with_parent(parent: int, nice: int = 0, every_s: float = 0.5) -> None:
     """Pool initializer: a watchdog thread ends this worker once its parent is gone. A worker
     blocks reading its call queue, whose write end it holds itself, so it would never see
     EOF: a SIGKILLed server left it running (ppid 1) with the server's stdout and stderr open,
-    and the resource tracker behind it."""
+    and the resource tracker behind it. ``nice``: lower the worker's scheduling priority by
+    that much (background work)."""
     import threading
+
+    if nice:
+        with contextlib.suppress(OSError, AttributeError):  # not everywhere; never fatal
+            os.nice(nice)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -93,7 +99,7 @@ def _exit_with_parent(parent: int, every_s: float = 0.5) -> None:
 _TRACKER_LOCK = threading.Lock()
 
 
-def spawn_pool(workers: int) -> ProcessPoolExecutor:
+def spawn_pool(workers: int, *, nice: int = 0) -> ProcessPoolExecutor:
     """A pool of ``workers`` spawned processes that end themselves with their parent.
 
     "spawn": a fork of a server process that runs threads (SQLite, executors) could inherit a
@@ -122,7 +128,7 @@ def spawn_pool(workers: int) -> ProcessPoolExecutor:
         workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_exit_with_parent,
-        initargs=(os.getpid(),),
+        initargs=(os.getpid(), nice),
     )
 
 

@@ -41,6 +41,11 @@ PROCESS_FAILURES = 3
 #: Seconds a review may take in the worker before it is taken for hung and the worker killed
 #: (a par takes a few milliseconds).
 REVIEW_TIMEOUT = 60.0
+#: How much lower than the server's the review worker's scheduling priority is: its pars are
+#: background work (a few ms of CPU per deal, a burst of seconds when many deals end together)
+#: and should take a core from the event loop, the store's thread or the players' own
+#: processes only when they leave it idle.
+REVIEW_NICE = 10
 
 
 class _CannotSpawn(Exception):
@@ -184,7 +189,7 @@ class Reviews:
             if self._procs is None:
                 from server.ai.runner import spawn_pool
 
-                self._procs = spawn_pool(1)
+                self._procs = spawn_pool(1, nice=REVIEW_NICE)
             fut = self._procs.submit(review_deal, record, self.level)
         except BrokenProcessPool:
             raise
