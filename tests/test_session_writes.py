@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import socket
 
-from helpers_server import Client, running_server
+from helpers_server import Client, autoplay, create_table, running_server, table_finished
 from websockets.asyncio.client import connect
 
 from server.net.session import Session
@@ -113,3 +114,39 @@ async def test_fragmented_and_single_frame_messages_are_answered_in_order() -> N
             expected += [i, i + 1, "binary_frame"]
         assert got == expected
         await ws.close()
+
+
+async def test_a_tables_events_go_out_as_soon_as_it_has_handled_the_action() -> None:
+    """A table writes what it queued once it is done with an inbox item (Lobby.flush_output),
+    not at the next turn of the loop, which under load is milliseconds later for every move."""
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "quick")
+        tid = await create_table(c, name="quick", deals=1, ai="random")
+        await c.join(tid, seat=0)
+        sess = _session(srv, "quick")
+        in_table_flush = [False]
+        by_table: list[bool] = []  # for each write of table events: made by the table's flush
+        transport = sess.ws.transport
+        real_write = transport.write
+
+        def write(data: bytes) -> None:
+            if b'"type":"event"' in data:
+                by_table.append(in_table_flush[0])
+            real_write(data)
+
+        flush = srv.lobby.output_flusher
+        assert flush is not None
+
+        def table_flush() -> None:
+            in_table_flush[0] = True
+            try:
+                flush()
+            finally:
+                in_table_flush[0] = False
+
+        transport.write = write  # type: ignore[method-assign]
+        srv.lobby.output_flusher = table_flush
+        assert (await c.request({"type": "start", "table": tid}))["type"] == "ok"
+        await autoplay(c, tid, random.Random(5), table_finished)
+        assert len(by_table) > 20 and all(by_table)
+        await c.close()

@@ -99,6 +99,7 @@ class Server:
         self._health, self._health_at = False, -HEALTH_CACHE  # /healthz's cached answer
         self._per_address: dict[str, int] = {}  # open connections by client address
         self._flusher = Flusher()  # writes what the sessions queued, once per loop turn
+        self.lobby.output_flusher = self._flusher.flush_now  # and when a table is done with an item
         self._handlers: dict[type, Any] = {
             P.Hello: self._on_hello,
             P.Ping: self._on_ping,

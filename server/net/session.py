@@ -62,6 +62,14 @@ class Flusher:
 
     def _run(self) -> None:
         self._scheduled = False
+        self.flush_now()
+
+    def flush_now(self) -> None:
+        """Flush the sessions that queued messages, now rather than at the next loop turn: a
+        table calls it once it has handled an item (server.tables.lobby.Lobby.flush_output),
+        so its events do not wait a turn of a busy loop (a turn is milliseconds under load,
+        and every action waited one here). A session that gets more later this turn is
+        flushed again then."""
         due, self._due = self._due, []
         for sess in due:
             try:

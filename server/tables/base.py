@@ -70,6 +70,8 @@ class TableHost(Protocol):
 
     def deal_recorded(self, table_id: str, deal_no: int) -> None: ...  # its record is stored
 
+    def flush_output(self) -> None: ...  # write what the connections queued, now
+
 
 class TableBase:
     """One table's state and its durable writes."""

@@ -81,6 +81,8 @@ class Lobby:
         self.ai_levels = AI_LEVEL_LIST  # what `welcome` and `table_created` offer
         self.reviews: Any = None  # server.players.service.Reviews: par and ratings of each deal
         self.actors: set[asyncio.Task[None]] = set()  # every table's actor task still running
+        # Writes what the connections queued (the server's Flusher.flush_now); None: nothing to do.
+        self.output_flusher: Callable[[], None] | None = None
         # Tables' durable writes (server/store/journal.py); None without a store (some tests).
         self.journal = Journal(store) if hasattr(store, "run") else None
         # Deals must be unpredictable: tables shuffle with the OS generator.
@@ -209,6 +211,11 @@ class Lobby:
             for t in self.tables.values()
             if t.opts.public and not t.closed
         ]
+
+    def flush_output(self) -> None:
+        """Write what the connections queued now, not at the next turn of the loop."""
+        if self.output_flusher is not None:
+            self.output_flusher()
 
     def deal_recorded(self, table_id: str, deal_no: int) -> None:
         """A finished deal's record is stored: review it (par, ratings)."""

@@ -74,6 +74,7 @@ class Table(Seating):
                 log.exception("table %s: error handling %s", self.id, item[0])
                 if item[0] in ("req", "hello"):
                     item[1].error(item[2].id, ErrorCode.INTERNAL, "internal server error")
+            self.lobby.flush_output()  # its events go out now, not a loop turn later
             if self._dirty or self._pending:
                 await self._flush()
         self._cancel_driver()
