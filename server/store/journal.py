@@ -14,10 +14,11 @@ of actions, then other groups oldest first by their cost (:data:`OP_COST`, in te
 millisecond of the store's thread, measured under load) up to :data:`BATCH_COST`: the cheap ones
 (a table's row, a new deal's cards: what a table waits for before it can go on) with up to half
 of it, the deal records and closings with the rest; each kind always moves by one group at
-least. A deal record costs about fifteen times an action: when a thousand tables finished their
-deals within a second, a batch taking sixteen records ran for 20-30 ms, every action in the server
-waited behind two such batches, and a table whose row was to be saved waited behind all the
-records queued before it, for up to a second (its players' moves waiting in its inbox). A
+least. A deal record took the store's thread about 1.8 ms under load: when a thousand tables
+finished their deals within a second, a batch taking sixteen records ran for 20-30 ms, every
+action in the server waited behind two such batches, and a table whose row was to be saved
+waited behind all the records queued before it, for up to a second (its players' moves waiting
+in its inbox). A
 table's later groups wait for the next batch after its queued one (see :class:`_Pending`), so
 each table's writes still reach the database in the order it asked for.
 
