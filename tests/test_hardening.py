@@ -512,3 +512,29 @@ async def test_a_full_deal_still_plays_after_all_this() -> None:
         await c.request({"type": "start", "table": tid})
         await autoplay(c, tid, random.Random(9), table_finished)
         await c.close()
+
+
+async def test_the_per_connection_table_limit_and_a_creators_leaving_follow_its_tables() -> None:
+    """The lobby finds a connection's tables through its index of creators, not by a scan of
+    every table: the limit counts the tables still open, and when the creator leaves, the
+    tables nobody plays at close and leave the index."""
+    async with running_server(max_tables_per_session=2) as srv:
+        c = await Client.connect(srv.port, "maker")
+        other = await Client.connect(srv.port, "other")
+        t1 = await create_table(c, name="one")
+        await create_table(c, name="two")
+        await create_table(other, name="theirs")
+        r = await c.request({"type": "create_table", "name": "three"})
+        assert r["type"] == "error" and r["code"] == "limit_reached"
+        assert (await c.request({"type": "close", "table": t1}))["type"] == "ok"
+        await create_table(c, name="three")  # the closed table no longer counts
+        sid = next(s.id for s in srv.lobby.sessions.values() if s.name == "maker")
+        assert len(srv.lobby.by_creator[sid]) == 2
+        await c.close()
+        for _ in range(200):
+            if sid not in srv.lobby.by_creator:
+                break
+            await asyncio.sleep(0.01)
+        assert sid not in srv.lobby.by_creator  # abandoned: closed and forgotten
+        assert [t.opts.name for t in srv.lobby.tables.values()] == ["theirs"]
+        await other.close()

@@ -73,6 +73,10 @@ class Lobby:
         self.decider = decider
         self.pacer = AiPacer(cfg.ai_share)  # fair AI time for tables of bots only
         self.tables: dict[str, Table] = {}
+        # creating connection's id -> the ids of its tables still served here: what a closed
+        # connection or a new table's per-connection limit looks up, without a scan of every
+        # table (a thousand clients leaving at once made a million steps)
+        self.by_creator: dict[str, set[str]] = {}
         # token_hash(seat token) -> its table (the table checks the seat); raw tokens are not kept
         self.tokens: dict[str, Table] = {}
         self.sessions: dict[str, Connection] = {}  # live connections by id
@@ -95,7 +99,7 @@ class Lobby:
             raise LobbyError(ErrorCode.SHUTTING_DOWN, "the server is shutting down")
         if len(self.tables) >= self.cfg.max_tables:
             raise LobbyError(ErrorCode.LIMIT_REACHED, "too many open tables on this server")
-        mine = sum(1 for t in self.tables.values() if t.creator == sess.id)
+        mine = len(self.by_creator.get(sess.id, ()))
         if mine >= self.cfg.max_tables_per_session:
             raise LobbyError(
                 ErrorCode.LIMIT_REACHED,
@@ -132,7 +136,7 @@ class Lobby:
             tid = self.cluster.claim(tid)
         rng = self._rng if self.cfg.seed is None else random.Random(self._rng.getrandbits(64))
         table = Table(tid, opts, self, sess.id, rng, sess.address)
-        self.tables[tid] = table
+        self._serve(table)
         table.start_actor()
         table._dirty = True  # its row is written by its actor, in order with its other writes
         log.info("table %s created by %s (%s)", tid, sess.id, opts.to_dict())
@@ -170,7 +174,7 @@ class Lobby:
             if err is not None:
                 raise err
         for table in rebuilt:
-            self.tables[table.id] = table
+            self._serve(table)
             table.start_actor()
             table.post(("restored",))
             log.info(
@@ -192,8 +196,22 @@ class Lobby:
             if t.owner == owner and t.state == "playing" and not t.closed and t._bots_only()
         )
 
+    def _serve(self, table: Table) -> None:
+        self.tables[table.id] = table
+        self.by_creator.setdefault(table.creator, set()).add(table.id)
+
+    def unlist(self, table: Table) -> None:
+        """Stop serving ``table`` here (its actor ends on its own)."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        ids = self.by_creator.get(table.creator)
+        if ids is not None:
+            ids.discard(table.id)
+            if not ids:
+                del self.by_creator[table.creator]
+
     def forget(self, table: Table) -> None:
-        self.tables.pop(table.id, None)
+        self.unlist(table)
         if self.cluster is not None:
             self.cluster.released(table.id)
 
@@ -252,7 +270,7 @@ class Lobby:
         """A connection closed: tell every table it touched."""
         self.sessions.pop(sess.id, None)
         tids = set(sess.seats) | sess.watching
-        tids.update(tid for tid, t in self.tables.items() if t.creator == sess.id)
+        tids.update(self.by_creator.get(sess.id, ()))
         for tid in tids:
             t = self.tables.get(tid)
             if t is not None:

@@ -291,7 +291,7 @@ class Seating(DealSequence):
         for sp in self.spectators:
             sp.watching.discard(self.id)
         self.spectators.clear()
-        self.lobby.tables.pop(self.id, None)
+        self.lobby.unlist(self)
         for sess in sessions:
             sess.close_after_flush(1001, "this table moved to another worker: reconnect")
         log.warning("table %s: dropped, another worker serves it now", self.id)
