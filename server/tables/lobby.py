@@ -202,8 +202,9 @@ class Lobby:
 
     def unlist(self, table: Table) -> None:
         """Stop serving ``table`` here (its actor ends on its own)."""
-        if self.tables.get(table.id) is table:
-            del self.tables[table.id]
+        if self.tables.get(table.id) is not table:
+            return  # unlisted already, or another object serves its id now (adopted again)
+        del self.tables[table.id]
         ids = self.by_creator.get(table.creator)
         if ids is not None:
             ids.discard(table.id)
