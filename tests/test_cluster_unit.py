@@ -378,3 +378,29 @@ def test_the_lease_comes_from_the_options(tmp_path: Path) -> None:
     assert lease("--worker-id", "0", "--heartbeat", "0.2") == 3.0
     assert lease("--worker-id", "0", "--heartbeat", "0.2", "--lease", "45") == 45.0
     assert lease("--worker-id", "0", "--heartbeat", "4", "--lease", "5") == 8.0
+
+
+async def test_a_worker_stops_when_its_heartbeat_is_woken_as_it_is_cancelled(db: str) -> None:
+    """stop() cancels the heartbeat task; when a wake-up lands in the same turn (another
+    worker's notify, a table to adopt), Python 3.11's ``asyncio.wait_for`` returned the woken
+    wait and swallowed the cancel, the heartbeat went on beating and stop() awaited it forever:
+    the hang once seen in this file. Each way the wake-up can line up with the cancel."""
+    for turns in range(4):
+        async with worker(db, 0) as a:
+            cluster = a.cluster
+            assert cluster is not None
+            for _ in range(1000):  # until the heartbeat waits to be woken
+                if cluster._wake._waiters:  # type: ignore[attr-defined]
+                    break
+                await asyncio.sleep(0.005)
+            assert cluster._wake._waiters  # type: ignore[attr-defined]
+            cluster._wake.set()
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            stopping = asyncio.ensure_future(cluster.stop())
+            done, _ = await asyncio.wait([stopping], timeout=5)
+            if not done:  # cancel the heartbeat again, so that the test ends and fails
+                assert cluster._beat is not None
+                cluster._beat.cancel()
+                await stopping
+            assert done, f"stop() still waits for the heartbeat ({turns} turns after the wake)"
