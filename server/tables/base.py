@@ -60,7 +60,7 @@ class TableHost(Protocol):
     def tables(self) -> MutableMapping[str, Any]:  # the tables it serves, by id
         ...
     def forget(self, table: Any) -> None: ...
-    def unlist(self, table: Any) -> None: ...  # stop serving it here (no cluster bookkeeping)
+    def unlist(self, table: Any) -> bool: ...  # stop serving it here (no cluster bookkeeping)
     def lost(self, table: Any) -> None: ...  # another worker adopted it (a write was fenced)
 
     def bot_tables(self, owner: str) -> int:  # tables of bots only ``owner`` has playing

@@ -200,20 +200,22 @@ class Lobby:
         self.tables[table.id] = table
         self.by_creator.setdefault(table.creator, set()).add(table.id)
 
-    def unlist(self, table: Table) -> None:
-        """Stop serving ``table`` here (its actor ends on its own)."""
+    def unlist(self, table: Table) -> bool:
+        """Stop serving ``table`` here (its actor ends on its own); False if it was not served
+        (unlisted already, or another object serves its id now: adopted again)."""
         if self.tables.get(table.id) is not table:
-            return  # unlisted already, or another object serves its id now (adopted again)
+            return False
         del self.tables[table.id]
         ids = self.by_creator.get(table.creator)
         if ids is not None:
             ids.discard(table.id)
             if not ids:
                 del self.by_creator[table.creator]
+        return True
 
     def forget(self, table: Table) -> None:
-        self.unlist(table)
-        if self.cluster is not None:
+        # a table no longer served here is not this worker's to release either
+        if self.unlist(table) and self.cluster is not None:
             self.cluster.released(table.id)
 
     def lost(self, table: Table) -> None:
