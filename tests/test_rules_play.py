@@ -226,3 +226,23 @@ def test_r7_7_excuse_never_wins() -> None:
     """R7.7: the Excuse played on a trick does not win it, even as the only 'high' card."""
     st = run(table(), "S2 EX S7 SJ")
     assert st.tricks[0][2] == 3
+
+
+def test_the_log_of_applied_actions_is_kept_in_order_and_out_of_the_collector() -> None:
+    """Every state keeps the actions that led to it, oldest first, sharing them with the states
+    before it; the cells are never tracked by the garbage collector (they cannot form a cycle,
+    and as tracked tuples they were most of what a young collection of a loaded server had to
+    scan: server/rules/deal.py ``Applied``)."""
+    import gc
+
+    st = table()
+    before = st.action_list()
+    first = legal_actions(st).plays[0]
+    after = apply(st, Play(0, first))
+    assert after.action_list() == [*before, Play(0, first)]
+    assert st.action_list() == before  # the earlier state is unchanged
+    assert after.actions is not None and after.actions.prev is st.actions
+    node = after.actions
+    while node is not None:
+        assert not gc.is_tracked(node)
+        node = node.prev

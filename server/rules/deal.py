@@ -132,7 +132,7 @@ class DealState:
     chelem: bool | None  # taker's decision, None until taken
     poignees: tuple[int, int, int, int]  # shown cards per seat, 0 = none
     pos: Position | None  # the card play, from the chelem decision on; never changed in place
-    actions: Any  # cons list (action, previous) of applied actions, newest first
+    actions: Applied | None  # the applied actions, newest first (a linked list)
     n_actions: int
     reason: str  # annulment reason
 
@@ -185,8 +185,8 @@ class DealState:
         out: list[Action] = []
         node = self.actions
         while node is not None:
-            out.append(node[0])
-            node = node[1]
+            out.append(node.action)
+            node = node.prev
         out.reverse()
         return out
 
@@ -532,8 +532,21 @@ def _describe_play_error(hand: int, lead: int, hi: int, card: int) -> IllegalAct
     )
 
 
+class Applied(msgspec.Struct, frozen=True, gc=False):
+    """A cell of :attr:`DealState.actions`: an applied action and the cell before it.
+
+    Not tracked by the garbage collector (``gc=False``): the cells cannot form a cycle (each
+    points to an older one), and they live as long as their deal. As tuples they were the
+    largest kind of object in the server's young generation when it was collected (a third of
+    75,000 objects at 1,000 tables, bench/load.py), and each survivor counted towards the next
+    collection; every collection paused the event loop for 30-80 ms."""
+
+    action: Action
+    prev: Applied | None
+
+
 def _push(st: DealState, action: Action) -> None:
-    st.actions = (action, st.actions)
+    st.actions = Applied(action, st.actions)
     st.n_actions += 1
 
 
