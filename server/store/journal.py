@@ -18,9 +18,8 @@ least. A deal record took the store's thread about 1.8 ms under load: when a tho
 finished their deals within a second, a batch taking sixteen records ran for 20-30 ms, every
 action in the server waited behind two such batches, and a table whose row was to be saved
 waited behind all the records queued before it, for up to a second (its players' moves waiting
-in its inbox). A
-table's later groups wait for the next batch after its queued one (see :class:`_Pending`), so
-each table's writes still reach the database in the order it asked for.
+in its inbox). A table's later groups wait for the next batch after its queued one (see
+:class:`_Pending`), so each table's writes still reach the database in the order it asked for.
 
 A group is all or nothing: if one of its writes fails, the group's savepoint is rolled back and
 the other groups are kept. A transient failure (locked database, full disk, I/O) fails the whole
