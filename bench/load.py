@@ -7,7 +7,8 @@ connection per player) and play from the ``your_turn`` prompts of docs/PROTOCOL.
 legal bid, the required cards then the first allowed ones for a discard, no chelem, a random
 legal card. Modes:
 
-* ``ai``: N clients, each alone at a table with three ``random`` AI (think delay 0);
+* ``ai``: N clients, each alone at a table with three AI of the server's default level (``normal``,
+  think delay 0);
 * ``humans``: N clients, four human bot clients per table (N/4 tables);
 * ``idle``: N connections that said ``hello`` and do nothing: server memory per connection;
 * ``echo``: the same clients against ``bench/echo_server.py`` (same library and settings);
