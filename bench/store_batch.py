@@ -13,7 +13,12 @@ row insert of the server before 2 December 2026 (``executemany``, reproduced her
 store's ``write_batch``. The database holds ``--tables`` deals in progress with their actions,
 so that a batch's rows land on pages all over the index, as in the server.
 
-    .venv/bin/python bench/store_batch.py [--tables 1000] [--rows 60] [--batches 200]
+It then writes deal ends the same two ways the store has known: batches of ``--ends`` deal
+ends (a table's record, its row, its next deal: one group each, as a table hands them in), in
+the same database, so that each deal's logged actions lie among the other tables' (the log is
+clustered on its key since migration 0004; the groups of a batch share one savepoint).
+
+    .venv/bin/python bench/store_batch.py [--tables 1000] [--rows 60] [--batches 200] [--ends 3]
 """
 
 from __future__ import annotations
@@ -102,6 +107,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=60, help="actions per batch")
     ap.add_argument("--batches", type=int, default=200, help="batches per figure")
     ap.add_argument("--busy-us", type=float, default=1000.0, help="the loop's stretch of Python")
+    ap.add_argument("--ends", type=int, default=3, help="deal ends per batch")
     args = ap.parse_args()
     random.seed(1)
     with tempfile.TemporaryDirectory() as tmp:
@@ -148,6 +154,42 @@ def main() -> None:
         old = figures["row by row (executemany), busy loop"][0]
         new = figures["write_batch, busy loop"][0]
         print(f"  beside a busy loop, write_batch / row by row: wall x{new / old:.3f}")
+
+        # Deal ends: every table's deal gets its whole log first, interleaved with the others'
+        # as tables playing at once write them, then its record, row and next deal.
+        for k in range(len(actions)):
+            store.write_batch(
+                [[op("append_action", tid, 1, n[tid] + k, actions[k])] for tid in ids]
+            )
+        seats = [{"guest": "bench"}, {"ai": "normal"}, {"ai": "normal"}, {"ai": "normal"}]
+        rec = record_of(random_deal(1, 0))
+        rec = msgspec.json.decode(msgspec.json.encode(rec))
+        players = ["bench", None, None, None]
+        left = list(ids)
+        random.shuffle(left)
+
+        def deal_ends() -> None:
+            groups = []
+            for _ in range(args.ends):
+                tid = left.pop()
+                groups.append(
+                    [
+                        op("record_deal", tid, 1, rec, players, rec["result"]["scores"],
+                           seats=seats),
+                        op("create_table", tid, "bench", {"deals": 5}),
+                        op("start_deal", tid, 2, 1, rec["hands"], rec["chien"],
+                           players=players),
+                    ]
+                )  # fmt: skip
+            assert store.write_batch(groups) == [None] * len(groups)
+
+        rounds = min(args.batches, len(ids) // (2 * args.ends))
+        print(f"Batches of {args.ends} deal ends, {rounds} batches per figure (ms per batch)")
+        quiet = measure(deal_ends, rounds)
+        with Busy(args.busy_us):
+            busy = measure(deal_ends, rounds)
+        print(f"  {'write_batch':<40} {quiet[0]:8.2f} / {quiet[1]:6.2f}")
+        print(f"  {'write_batch, busy loop':<40} {busy[0]:8.2f} / {busy[1]:6.2f}")
         store.close()
 
 

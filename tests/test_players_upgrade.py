@@ -12,7 +12,7 @@ from pathlib import Path
 
 from helpers_server import Client, autoplay, running_server, table_finished
 
-from server.store.sqlite import Store
+from server.store.sqlite import MIGRATION_NAMES, Store
 
 OLD = Path(__file__).parent / "data" / "atout-0002.db"
 PUBLIC, PRIVATE, UNFINISHED = "7lqvUxWonhcm", "n18K_i1Ao9Zx", "Oyol6KpsnxCo"
@@ -37,7 +37,7 @@ def test_upgrade_keeps_everything_and_backfills_the_seats(tmp_path: Path) -> Non
     standings_before = before.standings()
     before.close()
     s = Store(str(path))
-    assert s.schema_version()[-1] == "0003_players"
+    assert s.schema_version()[-1] == MIGRATION_NAMES[-1]
     assert list(s.deals()) == deals_before
     assert s.standings() == standings_before
     # every seat of the five finished deals, guests by name, AI seats by level

@@ -104,11 +104,12 @@ def test_migrations_create_the_schema_from_an_empty_file(path: str) -> None:
     s = Store(path)
     assert (
         s.schema_version()
-        == MIGRATION_NAMES[:3]
+        == MIGRATION_NAMES
         == [
             "0001_initial",
             "0002_action_log",
             "0003_players",
+            "0004_actions_clustered",
         ]
     )
     assert s.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -143,6 +144,51 @@ def test_a_version_1_database_is_migrated_with_its_data(path: str) -> None:
     assert s.table("old")["name"] == "Old"
     s.start_deal("old", 1, *_dealt(played(1)))  # uses the columns migration 2 added
     assert len(s.unfinished_deals()) == 1
+    s.close()
+
+
+def test_migration_4_clusters_the_action_log_and_keeps_every_action(path: str) -> None:
+    # Two deals in progress whose actions were logged interleaved (as tables playing at once
+    # log them), under the schema before migration 4.
+    db = Database(path)
+    MIGRATIONS.apply(db, stop_before="0004_actions_clustered")
+    db.close()
+    old = Store.__new__(Store)  # the store's methods on a connection of the old schema
+    old.conn = sqlite3.connect(path, isolation_level=None)
+    old.conn.execute("PRAGMA foreign_keys=ON")
+    old._in_batch = False
+    recs = {"a": played(1), "b": played(2, dealer=1)}
+    for tid, rec in recs.items():
+        old.create_table(tid, tid, {})
+        old.start_deal(tid, 1, *_dealt(rec))
+    for n in range(10):
+        for tid, rec in recs.items():
+            old.append_action(tid, 1, n, rec["actions"][n])
+    old.conn.close()
+
+    s = Store(path)
+    assert s.schema_version() == MIGRATION_NAMES
+    (sql,) = s.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'actions'").fetchone()
+    assert sql.rstrip().endswith("WITHOUT ROWID")
+    by_table = {d["table_id"]: d for d in s.unfinished_deals()}
+    assert {t: d["record"]["actions"] for t, d in by_table.items()} == {
+        t: rec["actions"][:10] for t, rec in recs.items()
+    }
+    # the log still refuses a gap and a different action at a taken index (its key)
+    with pytest.raises(StoreConflict):
+        s.append_action("a", 1, 12, recs["a"]["actions"][12])
+    with pytest.raises(StoreConflict):
+        s.append_action("a", 1, 3, recs["a"]["actions"][4])
+    s.append_action("a", 1, 3, recs["a"]["actions"][3])  # the same one again: idempotent
+    # storing a deal's record drops its log, and only its own
+    s.close()
+    s = Store(path)
+    a = recs["a"]
+    for n in range(10, len(a["actions"])):
+        s.append_action("a", 1, n, a["actions"][n])
+    s.record_deal("a", 1, a, PLAYERS, a["result"]["scores"])
+    left = s.conn.execute("SELECT table_id, COUNT(*) FROM actions GROUP BY table_id").fetchall()
+    assert left == [("b", 10)]
     s.close()
 
 
@@ -456,6 +502,50 @@ def test_a_batch_writes_groups_of_several_actions_all_or_nothing(store: Store) -
     assert results[0] is None and isinstance(results[1], StoreConflict)
     by_table = {e["table_id"]: e["record"]["actions"] for e in store.unfinished_deals()}
     assert by_table == {"t1": a[:8], "t2": b[:1]}
+
+
+def test_a_batch_of_deal_ends_shares_one_savepoint_and_still_keeps_each_group_apart(
+    store: Store,
+) -> None:
+    """A deal's end (its record, the table's row, the next deal) is one group of a batch.
+    Several such groups go inside one savepoint: a savepoint and its release per group were
+    two of a deal end's dozen statements. When one group fails, the others are still written
+    and the failed one is not, as with a savepoint each."""
+    recs = {t: played(i) for i, t in enumerate(("t1", "t2", "t3"), start=1)}
+    for t, rec in recs.items():
+        store.start_deal(t, 1, *_dealt(rec))
+
+    def deal_end(t: str, next_rec: dict[str, Any]) -> list[Any]:
+        rec = recs[t]
+        return [
+            ("record_deal", (t, 1, rec, PLAYERS, rec["result"]["scores"]), {}),
+            ("create_table", (t, t, {"deals": 3}), {}),
+            ("start_deal", (t, 2, *_dealt(next_rec)), {}),
+        ]
+
+    sqlite = hasattr(store, "conn")  # the statements are SQLite's (PostgreSQL: the outcome)
+    statements: list[str] = []
+    if sqlite:
+        store.conn.set_trace_callback(statements.append)
+    assert store.write_batch([deal_end("t1", played(11)), deal_end("t2", played(12))]) == [
+        None,
+        None,
+    ]
+    if sqlite:
+        store.conn.set_trace_callback(None)
+        marks = [x for x in statements if x.startswith(("SAVEPOINT", "RELEASE", "ROLLBACK"))]
+        assert marks == ["SAVEPOINT atout_groups", "RELEASE atout_groups"]
+
+    # t3's next deal number is taken by other cards: its whole group fails, the others stand
+    store.start_deal("t3", 2, *_dealt(played(99)))
+    store.start_deal("t4", 1, *_dealt(played(4)))
+    recs["t4"] = played(4)
+    results = store.write_batch([deal_end("t3", played(13)), deal_end("t4", played(14))])
+    assert isinstance(results[0], StoreConflict) and results[1] is None
+    stored = {(d["meta"]["table_id"], d["meta"]["deal_no"]) for d in store.deals()}
+    assert stored == {("t1", 1), ("t2", 1), ("t4", 1)}  # t3's record was rolled back with it
+    in_progress = {(d["table_id"], d["deal_no"]) for d in store.unfinished_deals()}
+    assert in_progress == {("t1", 2), ("t2", 2), ("t3", 1), ("t3", 2), ("t4", 2)}
 
 
 def test_closing_a_table_abandons_its_deal_in_progress(store: Store) -> None:
