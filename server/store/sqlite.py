@@ -241,9 +241,9 @@ def _m0004_actions_clustered(db: Database) -> None:
     # The action log clustered on its key (WITHOUT ROWID): a deal's actions side by side on a
     # page or two. In rowid order, a thousand tables playing at once interleaved their rows, so
     # deleting one finished deal's log (in its record's transaction) dirtied a page for each of
-    # its 78 actions, and the key's separate index a page per table for every batch of actions:
-    # a batch of three deal ends cost 4.0 ms (COMMIT 2.2, the deletes 1.1), 1.9 ms clustered;
-    # 60 actions of 1,000 deals 1.5 ms, 0.8 ms clustered (docs/SCALING.md section 5).
+    # its 78 actions: a batch of three deal ends on 1,500 deals in progress took 4.0 ms (COMMIT
+    # 2.2, the deletes 1.1) and wrote 2.0 MiB; clustered, 1.9 ms and 0.66 MiB
+    # (bench/store_batch.py, docs/SCALING.md section 5).
     db.execute(
         'CREATE TABLE "actions_clustered" ('
         '"table_id" TEXT NOT NULL, "deal_no" INTEGER NOT NULL, "idx" INTEGER NOT NULL,'
@@ -1129,13 +1129,6 @@ CACHE_KIB = 32 * 1024
 MMAP_BYTES = 256 * 1024 * 1024
 
 
-#: Every action of a batch in one statement, from one JSON array of [table_id, deal_no, idx,
-#: action as JSON text] rows. Not ``executemany``: the sqlite3 module lets go of the GIL around
-#: each row's step and must win it back from the event loop's thread every time. Beside a busy
-#: loop that wait, not SQLite, was most of a batch, and every table's next event waits for its
-#: batch: 60 actions took 8.6 ms row by row and 2.0 ms as this one statement in its own
-#: transaction (write_batch), for 0.2 ms more of SQLite's time when nothing else runs
-#: (bench/store_batch.py).
 def _write_group(store: SqliteStore, ops: list[Op]) -> None:
     """A group's writes through the store's own methods (inside a batch's transaction)."""
     for method, args, kw in ops:
@@ -1147,6 +1140,13 @@ def _write_group(store: SqliteStore, ops: list[Op]) -> None:
 #: The order :meth:`SqliteStore.dump_rows` reads a table without rowids in (its key).
 _COPY_ORDER = {"actions": "table_id, deal_no, idx"}
 
+#: Every action of a batch in one statement, from one JSON array of [table_id, deal_no, idx,
+#: action as JSON text] rows. Not ``executemany``: the sqlite3 module lets go of the GIL around
+#: each row's step and must win it back from the event loop's thread every time. Beside a busy
+#: loop that wait, not SQLite, was most of a batch, and every table's next event waits for its
+#: batch: 60 actions took 8.6 ms row by row and 2.0 ms as this one statement in its own
+#: transaction (write_batch), for 0.2 ms more of SQLite's time when nothing else runs
+#: (bench/store_batch.py).
 _INSERT_ACTIONS = (
     "INSERT INTO actions (table_id, deal_no, idx, action, created_at)"
     " SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),"
