@@ -13,10 +13,12 @@ row insert of the server before 2 December 2026 (``executemany``, reproduced her
 store's ``write_batch``. The database holds ``--tables`` deals in progress with their actions,
 so that a batch's rows land on pages all over the index, as in the server.
 
-It then writes deal ends the same two ways the store has known: batches of ``--ends`` deal
-ends (a table's record, its row, its next deal: one group each, as a table hands them in), in
-the same database, so that each deal's logged actions lie among the other tables' (the log is
-clustered on its key since migration 0004; the groups of a batch share one savepoint).
+It then times batches of ``--ends`` deal ends (a table's record, its row, its next deal: one
+group each, as a table hands them in), alone and beside the busy loop, in the same database:
+each deal's log (the warm-up's actions and one whole deal more, so longer than a real deal's)
+lies among the other tables'. The figures of the tree before (its log in rowid order, a
+savepoint per group) come from running this script from a checkout of that tree, which it
+imports (docs/SCALING.md section 5, 4 December 2026).
 
     .venv/bin/python bench/store_batch.py [--tables 1000] [--rows 60] [--batches 200] [--ends 3]
 """
@@ -109,6 +111,8 @@ def main() -> None:
     ap.add_argument("--busy-us", type=float, default=1000.0, help="the loop's stretch of Python")
     ap.add_argument("--ends", type=int, default=3, help="deal ends per batch")
     args = ap.parse_args()
+    if args.ends < 1 or args.rows < 1 or args.batches < 1:
+        ap.error("--ends, --rows and --batches must be at least 1")
     random.seed(1)
     with tempfile.TemporaryDirectory() as tmp:
         store, ids, n, actions = setup(os.path.join(tmp, "bench.db"), args.tables)

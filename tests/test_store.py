@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import logging
 import os
 import shutil
 import signal
@@ -190,6 +191,22 @@ def test_migration_4_clusters_the_action_log_and_keeps_every_action(path: str) -
     left = s.conn.execute("SELECT table_id, COUNT(*) FROM actions GROUP BY table_id").fetchall()
     assert left == [("b", 10)]
     s.close()
+
+
+def test_migration_4_names_the_log_rows_it_cannot_carry_over(path: str) -> None:
+    db = Database(path)
+    MIGRATIONS.apply(db, stop_before="0004_actions_clustered")
+    db.execute(  # foreign keys off (sqlite-utils' default): an action of no stored deal
+        "INSERT INTO actions (table_id, deal_no, idx, action, created_at)"
+        " VALUES ('ghost', 1, 0, '{}', 'x')"
+    )
+    db.conn.commit()
+    db.close()
+    with pytest.raises(StoreError, match="1 of no stored deal"):
+        Store(path)
+    ro = Store(path, readonly=True)
+    assert ro.schema_version() == MIGRATION_NAMES[:3]  # rolled back: nothing changed
+    ro.close()
 
 
 def test_a_database_from_a_newer_version_is_refused(path: str) -> None:
@@ -505,7 +522,7 @@ def test_a_batch_writes_groups_of_several_actions_all_or_nothing(store: Store) -
 
 
 def test_a_batch_of_deal_ends_shares_one_savepoint_and_still_keeps_each_group_apart(
-    store: Store,
+    store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A deal's end (its record, the table's row, the next deal) is one group of a batch.
     Several such groups go inside one savepoint: a savepoint and its release per group were
@@ -536,16 +553,36 @@ def test_a_batch_of_deal_ends_shares_one_savepoint_and_still_keeps_each_group_ap
         marks = [x for x in statements if x.startswith(("SAVEPOINT", "RELEASE", "ROLLBACK"))]
         assert marks == ["SAVEPOINT atout_groups", "RELEASE atout_groups"]
 
-    # t3's next deal number is taken by other cards: its whole group fails, the others stand
+    # t3's next deal number is taken by other cards: its whole group fails. t5 before it and t4
+    # after it stand, t5's written once although the batch wrote it again after the failure.
     store.start_deal("t3", 2, *_dealt(played(99)))
-    store.start_deal("t4", 1, *_dealt(played(4)))
-    recs["t4"] = played(4)
-    results = store.write_batch([deal_end("t3", played(13)), deal_end("t4", played(14))])
-    assert isinstance(results[0], StoreConflict) and results[1] is None
+    for t, seed in (("t4", 4), ("t5", 5)):
+        recs[t] = played(seed)
+        store.start_deal(t, 1, *_dealt(recs[t]))
+    if sqlite:
+        statements.clear()
+        store.conn.set_trace_callback(statements.append)
+    with caplog.at_level(logging.ERROR, logger="atout.store"):
+        results = store.write_batch(
+            [deal_end("t5", played(15)), deal_end("t3", played(13)), deal_end("t4", played(14))]
+        )
+    assert results[0] is None and isinstance(results[1], StoreConflict) and results[2] is None
+    assert len([r for r in caplog.records if "refused" in r.getMessage()]) == 1
+    if sqlite:
+        store.conn.set_trace_callback(None)
+        marks = [x for x in statements if x.startswith(("SAVEPOINT", "RELEASE", "ROLLBACK"))]
+        assert marks[:3] == [
+            "SAVEPOINT atout_groups",
+            "ROLLBACK TO atout_groups",
+            "RELEASE atout_groups",
+        ]
+        assert marks[3:].count("SAVEPOINT atout_group") == 3
     stored = {(d["meta"]["table_id"], d["meta"]["deal_no"]) for d in store.deals()}
-    assert stored == {("t1", 1), ("t2", 1), ("t4", 1)}  # t3's record was rolled back with it
+    assert stored == {("t1", 1), ("t2", 1), ("t4", 1), ("t5", 1)}  # t3's record rolled back
     in_progress = {(d["table_id"], d["deal_no"]) for d in store.unfinished_deals()}
-    assert in_progress == {("t1", 2), ("t2", 2), ("t3", 1), ("t3", 2), ("t4", 2)}
+    assert in_progress == {("t1", 2), ("t2", 2), ("t3", 1), ("t3", 2), ("t4", 2), ("t5", 2)}
+    for t in ("t4", "t5"):  # each deal's scores counted once
+        assert store.table_scores(t) == recs[t]["result"]["scores"]
 
 
 def test_closing_a_table_abandons_its_deal_in_progress(store: Store) -> None:

@@ -5,7 +5,8 @@ database always holds at least what any client has seen. Tables hand their write
 :class:`Journal` as *groups* (one table's writes, in order) and await them. Every group handed
 in while a batch is being written waits for a later one (the next, unless held back: below); a
 batch goes to the store's thread in one hop (``AsyncStore.run``) and is written in ONE
-transaction (``Store.write_batch``), each group inside its own savepoint. Under load many
+transaction (``Store.write_batch``), each group all or nothing (on SQLite the groups share one
+savepoint, and get one each if one of them fails; on PostgreSQL one each). Under load many
 tables' actions share one hop and one commit, which is where the time went (a hop and a commit
 cost more than the insert).
 

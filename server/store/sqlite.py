@@ -244,6 +244,18 @@ def _m0004_actions_clustered(db: Database) -> None:
     # its 78 actions: a batch of three deal ends on 1,500 deals in progress took 4.0 ms (COMMIT
     # 2.2, the deletes 1.1) and wrote 2.0 MiB; clustered, 1.9 ms and 0.66 MiB
     # (bench/store_batch.py, docs/SCALING.md section 5).
+    # The new table refuses what the old one let in (a key with NULLs, an action of no deal):
+    # say which rows stop the upgrade, rather than a bare constraint error.
+    (nulls,) = db.execute(
+        "SELECT COUNT(*) FROM actions WHERE table_id IS NULL OR deal_no IS NULL OR idx IS NULL"
+    ).fetchone()
+    orphans = len(db.execute("PRAGMA foreign_key_check(actions)").fetchall())
+    if nulls or orphans:
+        raise StoreError(
+            f"cannot cluster the action log (migration 0004): {nulls} row(s) of the actions "
+            f"table with an empty key and {orphans} of no stored deal; they cannot be replayed: "
+            "delete them (after a backup) and start again"
+        )
     db.execute(
         'CREATE TABLE "actions_clustered" ('
         '"table_id" TEXT NOT NULL, "deal_no" INTEGER NOT NULL, "idx" INTEGER NOT NULL,'
@@ -824,8 +836,8 @@ class SqliteStore(SqlitePlayers):
         with it), is one INSERT without ``append_action``'s checks (its status and gap queries
         and JSON round trip) that a table makes true by construction; the keys still refuse a
         duplicate or an unknown deal. A batch of nothing else is that statement alone, its own
-        transaction. If it fails, those groups go the slow way (the Store's own methods, one
-        savepoint each) to find out which one failed."""
+        transaction. If it fails, those groups go the slow way (the Store's own methods, all in
+        one savepoint, then one savepoint each if one of them fails) to find out which one."""
         conn = self.conn
         if fences is None and _actions_only(groups):
             # The common case in one statement, its own transaction: each statement waits to
@@ -941,7 +953,12 @@ class SqliteStore(SqlitePlayers):
                     err = store_error(e) if isinstance(e, sqlite3.Error | OSError) else e
                     if isinstance(err, StoreError) and err.transient:
                         raise err from e  # the storage itself: the whole batch is retried
-                    conn.execute("ROLLBACK TO atout_groups")  # then one savepoint each
+                    if not conn.in_transaction:  # SQLite ended it itself: nothing to keep
+                        raise err from e
+                    # Then one savepoint each, to keep the others; the groups before the failed
+                    # one run twice (their debug lines too), nothing else is repeated.
+                    log.debug("store: a batch's group failed (%s); one savepoint each", err)
+                    conn.execute("ROLLBACK TO atout_groups")
                     conn.execute("RELEASE atout_groups")
                 else:
                     conn.execute("RELEASE atout_groups")
