@@ -50,9 +50,14 @@ def script(s: Any) -> list[Any]:
     out.append(sorted(s.pending_reviews()))
     for tid, no in sorted(s.pending_reviews()):
         inp = s.review_input(tid, no)
-        out.append(inp is not None and inp["record"]["format"])
+        assert inp is not None and isinstance(inp["record"], str)  # left for the worker
+        stored = msgspec.json.decode(inp["record"])
+        out.append(stored["format"])
+        # the par's record as the review worker sends it, its JSON (keys sorted: jsonb keeps
+        # its own order), stored as it is
+        par_json = msgspec.Raw(msgspec.json.encode(stored, order="sorted"))
         review = {
-            "par": {"level": "strong", "scores": [1, -1, 0.5, -0.5], "record": inp["record"],
+            "par": {"level": "strong", "scores": [1, -1, 0.5, -0.5], "record": par_json,
                     "cpu_ms": 12.5},
             "seats": [{"role": "taker" if k == 0 else "defender", "won": 1, "margin": 3.5,
                        "petit_au_bout": 0, "poignee": "single" if k == 2 else None,

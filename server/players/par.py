@@ -97,7 +97,22 @@ def seat_figures(record: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def review_deal(record: dict[str, Any], level: str) -> dict[str, Any]:
-    """Everything a deal's review computes (run in the review worker process)."""
-    par = par_of(record, level) if record["result"].get("status") == "played" else None
-    return {"par": par, "seats": seat_figures(record)}
+def review_deal(record: dict[str, Any] | str | bytes, level: str) -> dict[str, Any]:
+    """Everything a deal's review computes (run in the review worker process): ``par``,
+    ``seats`` (:func:`seat_figures`), ``taker`` and ``taker_won``.
+
+    ``record`` may be the stored JSON text, and the par's record comes back encoded
+    (``msgspec.Raw``, stored as it is): decoding, encoding and pickling whole records cost the
+    server's threads about 130 µs of GIL per review (bench/review_cost.py), which the event
+    loop waits for when a thousand deals end together."""
+    rec: dict[str, Any] = record if isinstance(record, dict) else msgspec.json.decode(record)
+    result = rec["result"]
+    par = par_of(rec, level) if result.get("status") == "played" else None
+    if par is not None:
+        par["record"] = msgspec.Raw(msgspec.json.encode(par["record"]))
+    return {
+        "par": par,
+        "seats": seat_figures(rec),
+        "taker": result.get("taker"),
+        "taker_won": bool(result.get("won")),
+    }

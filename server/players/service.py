@@ -178,7 +178,7 @@ class Reviews:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="atout-review")
         return self._pool
 
-    def _in_process(self, record: dict[str, Any]) -> dict[str, Any]:
+    def _in_process(self, record: dict[str, Any] | str) -> dict[str, Any]:
         """On the review thread: hand the deal to the worker process and wait for it. Starting
         the process and writing to it happen here, not on the event loop: spawning blocks
         until the child has read its start-up data (about 0.2 s), and the executor's wake-up
@@ -219,7 +219,7 @@ class Reviews:
                 proc.kill()
         self._drop_procs()
 
-    async def _compute(self, record: dict[str, Any]) -> dict[str, Any]:
+    async def _compute(self, record: dict[str, Any] | str) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         while self.process:
             try:
@@ -251,11 +251,7 @@ class Reviews:
         got = await self.store.players("review_input", table_id, deal_no)
         if got is None:
             return  # reviewed already (another worker, or twice queued)
-        record = got["record"]
-        review = await self._compute(record)
-        result = record["result"]
-        review["taker"] = result.get("taker")
-        review["taker_won"] = bool(result.get("won"))
+        review = await self._compute(got["record"])  # its JSON text: decoded by the worker
         if review["par"] is not None:
             self.cpu_ms += review["par"]["cpu_ms"]
         applied = await self.store.players("apply_review", table_id, deal_no, review, ratings.rate)

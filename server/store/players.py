@@ -387,7 +387,8 @@ class SqlitePlayers:
             ]
 
     def review_input(self, table_id: str, deal_no: int) -> dict[str, Any] | None:
-        """A pending deal's record (to replay for par), or None if reviewed or unknown."""
+        """A pending deal's ``record`` (to replay for par) as its stored JSON text, left for
+        the review worker to decode; or None if reviewed or unknown."""
         with self._errors():
             row = self.conn.execute(
                 "SELECT record FROM deals WHERE table_id = ? AND deal_no = ?"
@@ -396,7 +397,7 @@ class SqlitePlayers:
             ).fetchone()
         if row is None:
             return None
-        return {"record": _decode(row[0])}
+        return {"record": row[0]}
 
     def _ai_id(self, c: sqlite3.Connection, level: str, at: str) -> int:
         row = c.execute(
@@ -423,7 +424,8 @@ class SqlitePlayers:
     ) -> dict[str, Any] | None:
         """Store a deal's review, in one transaction, and update the ratings of its seats.
 
-        ``review``: ``par`` (None or ``{"level", "scores", "record", "cpu_ms"}``), ``seats``
+        ``review``: ``par`` (None or ``{"level", "scores", "record", "cpu_ms"}``, the record
+        a dict or ``msgspec.Raw`` JSON), ``seats``
         (4 dicts of ``role, won, margin, petit_au_bout, poignee, chelem``), ``taker`` and
         ``taker_won``. ``rate(subjects, current, taker, taker_won)`` gets each seat's rated
         subject (an account id; None for a guest or a seat that changed hands) and their
