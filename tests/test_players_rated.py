@@ -71,6 +71,14 @@ async def test_a_rated_table_of_four_players(tmp_path: Path) -> None:
             await c.wait_for(lambda m, c=c: len(_pars(c, tid)) == len(played))
         pars = _pars(players[0], tid)
         assert sorted(pars) == played
+        # what /metrics tells the host of the reviews
+        shown = dict(
+            line.split(" ", 1) for line in srv.metrics.render().splitlines() if line[0] != "#"
+        )
+        assert shown["atout_reviews_total"] == str(len(played))
+        assert shown["atout_review_failures_total"] == shown["atout_reviews_given_up_total"] == "0"
+        assert shown["atout_review_backlog"] == "0" and shown["atout_review_worker_process"] == "1"
+        assert float(shown["atout_review_par_cpu_seconds_total"]) > 0
         ratings: dict[str, list[dict[str, Any]]] = {n: [] for n in NAMES}
         for no in played:
             ev = pars[no]

@@ -1,10 +1,13 @@
 """The par of every scored deal is computed in a worker process of the server, not in a thread
 that takes the GIL from the event loop (server/players/service.py): the same review as the
-pure function gives, a worker that dies is replaced, and after repeated deaths the reviews
-carry on in a thread."""
+pure function gives, a worker that dies is replaced, a deal that kills every worker is given up
+(not the process), and after repeated deaths on different deals the reviews carry on in a
+thread."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import os
 import random
 import signal
@@ -12,11 +15,12 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+import msgspec
 import pytest
 
 from server.players import service
 from server.players.par import review_deal
-from server.players.service import Reviews
+from server.players.service import GivenUp, Reviews
 from server.rules import OVER, apply, legal_actions, new_deal
 from server.rules.randplay import random_from_legal
 from server.rules.records import record_of
@@ -102,18 +106,93 @@ async def _reviewed_in_the_thread(seed: int) -> None:
         await reviews.stop()
 
 
-async def test_reviews_fall_back_to_a_thread_after_repeated_deaths(
+class _Store:
+    """The three store calls the reviews make, over deals held in memory as the real store
+    holds them (the record's JSON text)."""
+
+    def __init__(self, records: dict[tuple[str, int], dict[str, Any]]) -> None:
+        self.pending = {k: msgspec.json.encode(r).decode() for k, r in records.items()}
+        self.applied: dict[tuple[str, int], dict[str, Any]] = {}
+
+    async def players(self, call: str, *args: Any) -> Any:
+        if call == "pending_reviews":
+            return sorted(self.pending)
+        if call == "review_input":
+            text = self.pending.get(args)
+            return None if text is None else {"record": text}
+        assert call == "apply_review"
+        table_id, deal_no, review, _rate = args
+        del self.pending[table_id, deal_no]
+        self.applied[table_id, deal_no] = review
+        return review
+
+
+def _poisoned(record: str, level: str) -> dict[str, Any]:
+    """review_deal, except in a worker process given the poisoned deal: it dies there."""
+    poisoned = hashlib.sha1(record.encode()).hexdigest() == os.environ["ATOUT_TEST_POISON"]
+    if poisoned and os.getpid() != int(os.environ["ATOUT_TEST_SERVER_PID"]):
+        os._exit(3)
+    return review_deal(record, level)
+
+
+async def _until(check: Any, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_deal_that_kills_every_worker_is_given_up_not_the_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    records = {("t", n): _played_record(20 + n) for n in (1, 2, 3)}
+    store = _Store(records)
+    poison = hashlib.sha1(store.pending["t", 2].encode()).hexdigest()
+    monkeypatch.setenv("ATOUT_TEST_POISON", poison)
+    monkeypatch.setenv("ATOUT_TEST_SERVER_PID", str(os.getpid()))
+    monkeypatch.setattr(service, "review_deal", _poisoned)
+    reviews = Reviews(store)
+    reviews.start()
+    try:
+        await _until(lambda: len(store.applied) == 2 and reviews.given_up == 1)
+        # the poisoned deal stays pending (tried again at the next start); the others were
+        # reviewed by a worker process, which the reviews keep
+        assert sorted(store.pending) == [("t", 2)]
+        for k in [("t", 1), ("t", 3)]:
+            assert _same(store.applied[k], review_deal(records[k], "heuristic"))
+        assert reviews.process and _worker_pids(reviews)[0] != os.getpid()
+        counts = reviews.counts()
+        assert counts["reviewed"] == 2 and counts["failures"] == 1 and counts["backlog"] == 0
+        assert counts["in_process"] == 1
+    finally:
+        await reviews.stop()
+
+
+async def test_reviews_fall_back_to_a_thread_when_workers_die_on_every_deal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls = []
 
-    def dies(self: Reviews, record: dict[str, Any]) -> dict[str, Any]:
+    def dies(self: Reviews, record: str) -> dict[str, Any]:
         calls.append(record)
         raise BrokenProcessPool("killed")
 
     monkeypatch.setattr(Reviews, "_in_process", dies)
-    await _reviewed_in_the_thread(4)
-    assert len(calls) == service.PROCESS_FAILURES
+    records = {("t", n): _played_record(30 + n) for n in (1, 2, 3)}
+    store = _Store(records)
+    reviews = Reviews(store)
+    reviews.start()
+    try:
+        # the first deal is given up after three deaths, the second's death makes four on two
+        # deals: the thread takes over and reviews the first deal again, then every other one
+        await _until(lambda: not store.pending)
+        assert len(calls) == service.PROCESS_FAILURES + 1
+        assert not reviews.process and reviews.given_up == 1
+        for k, rec in records.items():
+            assert _same(store.applied[k], review_deal(rec, "heuristic"))
+        assert reviews.counts()["in_process"] == 0 and reviews.counts()["backlog"] == 0
+    finally:
+        await reviews.stop()
 
 
 async def test_reviews_run_in_a_thread_where_no_process_can_be_started(
@@ -138,18 +217,17 @@ def _hangs_in_a_worker(record: dict[str, Any], level: str) -> dict[str, Any]:
 async def test_a_hung_worker_is_killed_and_the_server_still_stops(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import asyncio
-
     monkeypatch.setenv("ATOUT_TEST_SERVER_PID", str(os.getpid()))
     monkeypatch.setattr(service, "review_deal", _hangs_in_a_worker)
     monkeypatch.setattr(service, "REVIEW_TIMEOUT", 0.5)
     reviews = Reviews(store=None)
     try:
         rec = _played_record(6)
-        # each worker hangs and is killed after the timeout; then the thread reviews the deal
-        got = await asyncio.wait_for(reviews._compute(rec), 60)
-        assert not reviews.process
-        assert _same(got, review_deal(rec, "heuristic"))
+        # each worker hangs and is killed after the timeout; then the deal is given up (a
+        # thread would hang on it for good), and the reviews keep their worker process
+        with pytest.raises(GivenUp):
+            await asyncio.wait_for(reviews._compute(rec), 60)
+        assert reviews.process
     finally:
         await reviews.stop()
     # stopping while a worker hangs (the timeout far away) does not wait for it

@@ -119,6 +119,7 @@ class Server:
         if self.players.keeps_players and cfg.reviews:
             self.reviews = Reviews(store, cfg.par_level, self.lobby.announce)
             self.lobby.reviews = self.reviews
+            self.metrics.reviews = self.reviews.counts
 
     # -- lifecycle ---------------------------------------------------------------------------
 

@@ -38,6 +38,8 @@ class Metrics:
         self.store_pending: Callable[[], int] = lambda: 0
         # set by the app: () -> {reason: count} of heuristic moves played for a strong AI
         self.ai_fallbacks: Callable[[], dict[str, int]] = dict
+        # set by the app when deals are reviewed: Reviews.counts (server/players/service.py)
+        self.reviews: Callable[[], dict[str, float]] | None = None
         # set by a cluster worker's app: () -> (tables adopted, tables lost to another worker)
         self.cluster_tables: Callable[[], tuple[int, int]] | None = None
 
@@ -91,6 +93,24 @@ class Metrics:
         metric("atout_ai_fallbacks_total", "counter",
                "Heuristic moves played instead of the strong AI's, by reason (timeout, error, crash).",
                [(f'{{reason="{r}"}}', n) for r, n in sorted(self.ai_fallbacks().items())])  # fmt: skip
+        if self.reviews is not None:  # par and ratings after each deal
+            r = self.reviews()
+            metric("atout_reviews_total", "counter", "Deals reviewed (par and ratings stored).",
+                   [("", r["reviewed"])])  # fmt: skip
+            metric("atout_review_failures_total", "counter",
+                   "Reviews that failed (the deal stays pending; logged).",
+                   [("", r["failures"])])  # fmt: skip
+            metric("atout_reviews_given_up_total", "counter",
+                   "Deals whose review killed or hung the review worker every time it was tried.",
+                   [("", r["given_up"])])  # fmt: skip
+            metric("atout_review_backlog", "gauge", "Deals queued for review or in review.",
+                   [("", r["backlog"])])  # fmt: skip
+            metric("atout_review_par_cpu_seconds_total", "counter",
+                   "CPU time the par computations took.",
+                   [("", r["par_cpu_seconds"])])  # fmt: skip
+            metric("atout_review_worker_process", "gauge",
+                   "1 while reviews run in their worker process, 0 once they fell back to a thread.",
+                   [("", r["in_process"])])  # fmt: skip
         if self.cluster_tables is not None:  # a worker of a cluster (SCALING.md)
             adopted, lost = self.cluster_tables()
             metric("atout_cluster_tables_adopted_total", "counter",

@@ -17,8 +17,11 @@ and every table's actions waited (bench/load.py, AI seats at the 0.5 s pace: p99
 action-to-event latency 125-160 ms with the thread, docs/SCALING.md section 5). The worker is
 spawned (a fork of a server running threads could inherit a held lock) at the first review,
 ends itself when the server is gone (``server.ai.runner``'s watchdog), and is started again if it
-dies or hangs (:data:`REVIEW_TIMEOUT`); after :data:`PROCESS_FAILURES` deaths in a row, or where
-no process can be started at all, the reviews run in a thread for good.
+dies or hangs (:data:`REVIEW_TIMEOUT`). A deal that kills or hangs :data:`PROCESS_FAILURES`
+workers in a row is given up (it stays pending, logged and counted, and is tried again at the
+next start): a thread would die or hang on it the same way, and could not be killed. When the
+workers die on different deals that many times in a row, or no process can be started at all,
+the reviews run in a thread for good.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from server.players.par import REFERENCE_LEVELS, review_deal
 
 log = logging.getLogger("atout.players")
 
-#: Worker processes that died in a row before the reviews fall back to a thread for good.
+#: Worker processes that died in a row on one deal before it is given up, or on several
+#: deals before the reviews fall back to a thread for good.
 PROCESS_FAILURES = 3
 #: Seconds a review may take in the worker before it is taken for hung and the worker killed
 #: (a par takes a few milliseconds).
@@ -50,6 +54,10 @@ REVIEW_NICE = 10
 
 class _CannotSpawn(Exception):
     """The review worker process could not be started (the reviews then run in a thread)."""
+
+
+class GivenUp(Exception):
+    """A deal killed or hung every worker process that reviewed it: it is left pending."""
 
 
 def rating_view(r: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -93,13 +101,26 @@ class Reviews:
         # Reviews in a worker process (see the module doc); False once that was given up.
         self.process = True
         self._process_failures = 0
+        self._suspects: list[tuple[str, int]] = []  # deals given up since a worker last succeeded
         self._stopped = False
-        self._busy = False
         self._idle = asyncio.Event()
         self._idle.set()
+        # counters for /metrics (server/ops/metrics.py)
         self.reviewed = 0
-        self.failures = 0
+        self.failures = 0  # reviews that failed (given up included); the deal stays pending
+        self.given_up = 0  # deals given up because they killed or hung the worker
         self.cpu_ms = 0.0  # par CPU time, summed (the worker's process time)
+
+    def counts(self) -> dict[str, float]:
+        """What ``GET /metrics`` shows of the reviews."""
+        return {
+            "reviewed": self.reviewed,
+            "failures": self.failures,
+            "given_up": self.given_up,
+            "backlog": len(self._queued),  # queued or in progress
+            "par_cpu_seconds": round(self.cpu_ms / 1000, 3),
+            "in_process": int(self.process),
+        }
 
     # -- lifecycle --
 
@@ -163,13 +184,26 @@ class Reviews:
             self._idle.clear()
             try:
                 await self._review(*key)
+                if self.process:  # a worker did it: the deals given up before were at fault
+                    self._suspects.clear()
             except asyncio.CancelledError:
                 raise
+            except GivenUp as e:
+                self.failures += 1
+                self.given_up += 1
+                self._suspects.append(key)
+                log.error("review of deal %s/%s given up: %s; it stays pending", *key, e)
             except Exception:
                 self.failures += 1
                 log.exception("review of deal %s/%s failed; it stays pending", *key)
             finally:
                 self._queued.discard(key)
+            if not self.process and self._suspects:
+                # The workers died on later deals too: the process was at fault, not the deals
+                # given up; the thread reviews them.
+                for k in self._suspects:
+                    self.deal_recorded(*k)
+                self._suspects.clear()
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._stopped:
@@ -221,6 +255,7 @@ class Reviews:
 
     async def _compute(self, record: dict[str, Any] | str) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
+        deaths = 0  # of workers on this deal
         while self.process:
             try:
                 out = await loop.run_in_executor(self._executor(), self._in_process, record)
@@ -232,12 +267,20 @@ class Reviews:
             except BrokenProcessPool:
                 # The worker died (killed, out of memory): a new one takes the same deal.
                 self._drop_procs()
+                deaths += 1
                 self._process_failures += 1
+                if deaths >= PROCESS_FAILURES:
+                    # The deal itself, most likely: the next one gets a new worker. (Left in
+                    # _process_failures, so that one more death, if the worker dies whatever
+                    # it reviews, turns the reviews to the thread.)
+                    raise GivenUp(
+                        f"{deaths} worker processes in a row died or hung on it"
+                    ) from None
                 if self._process_failures >= PROCESS_FAILURES:
                     self.process = False
                     log.error(
-                        "reviews: the worker process died %d times in a row; reviewing in a "
-                        "thread of the server from now on",
+                        "reviews: the worker process died %d times in a row, on different "
+                        "deals; reviewing in a thread of the server from now on",
                         self._process_failures,
                     )
                 else:
