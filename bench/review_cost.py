@@ -6,7 +6,7 @@ A review crosses the server's threads twice around the worker process that compu
 the answer is received and applied (ratings, par, figures) in one store transaction. Only those
 server-side steps are timed here, not the worker's par. Two hand-offs, taking turns:
 
-- ``dicts`` (the baseline, the hand-off before 4 December 2026's evening): the record decoded on
+- ``dicts`` (the baseline, the hand-off before 6 December 2026): the record decoded on
   the store's thread, pickled as a dict, the par's record pickled back as a dict and encoded
   again to be stored;
 - ``json`` (the server's): the record's stored JSON text passed on as it is and decoded in the

@@ -53,8 +53,7 @@ def script(s: Any) -> list[Any]:
         assert inp is not None and isinstance(inp["record"], str)  # left for the worker
         stored = msgspec.json.decode(inp["record"])
         out.append(stored["format"])
-        # the par's record as the review worker sends it, its JSON (keys sorted: jsonb keeps
-        # its own order), stored as it is
+        # the par's record as the review worker sends it: its JSON text, stored as it is
         par_json = msgspec.Raw(msgspec.json.encode(stored, order="sorted"))
         review = {
             "par": {"level": "strong", "scores": [1, -1, 0.5, -0.5], "record": par_json,

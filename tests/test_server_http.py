@@ -51,9 +51,13 @@ async def test_healthz_and_metrics(tmp_path: Path) -> None:
         assert int(values["atout_messages_in_total"]) > 20
         assert int(values["atout_messages_out_total"]) > 100
         assert float(values["atout_event_loop_lag_seconds"]) >= 0
+        # counters are exact: the bytes sent pass a million and were printed 1.23457e+06
+        assert int(values["atout_bytes_out_total"]) == srv.metrics.bytes_out
         for line in text.splitlines():  # Prometheus text format: HELP, TYPE or a sample
             assert line.startswith("# HELP ") or line.startswith("# TYPE ") or " " in line
         await c.close()
+        srv.metrics.bytes_out = 1_234_567_891
+        assert "\natout_bytes_out_total 1234567891\n" in srv.metrics.render()
 
 
 class _BrokenStore:

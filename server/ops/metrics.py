@@ -50,7 +50,9 @@ class Metrics:
             lines.append(f"# HELP {name} {help_}")
             lines.append(f"# TYPE {name} {kind}")
             for labels, value in samples:
-                lines.append(f"{name}{labels} {value:g}")
+                # exact integers (a counter of bytes passes a million soon; :g would round it)
+                text = str(value) if type(value) is int else repr(float(value))
+                lines.append(f"{name}{labels} {text}")
 
         metric("atout_up_seconds", "gauge", "Seconds since the server started.",
                [("", round(time.time() - self.started, 3))])  # fmt: skip
@@ -101,7 +103,7 @@ class Metrics:
                    "Reviews that failed (the deal stays pending; logged).",
                    [("", r["failures"])])  # fmt: skip
             metric("atout_reviews_given_up_total", "counter",
-                   "Deals whose review killed or hung the review worker every time it was tried.",
+                   "Deals given up: their review killed or hung the review worker three times.",
                    [("", r["given_up"])])  # fmt: skip
             metric("atout_review_backlog", "gauge", "Deals queued for review or in review.",
                    [("", r["backlog"])])  # fmt: skip

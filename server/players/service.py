@@ -18,10 +18,11 @@ action-to-event latency 125-160 ms with the thread, docs/SCALING.md section 5). 
 spawned (a fork of a server running threads could inherit a held lock) at the first review,
 ends itself when the server is gone (``server.ai.runner``'s watchdog), and is started again if it
 dies or hangs (:data:`REVIEW_TIMEOUT`). A deal that kills or hangs :data:`PROCESS_FAILURES`
-workers in a row is given up (it stays pending, logged and counted, and is tried again at the
-next start): a thread would die or hang on it the same way, and could not be killed. When the
-workers die on different deals that many times in a row, or no process can be started at all,
-the reviews run in a thread for good.
+workers in a row is given up (it stays pending, logged and counted, and is tried again in a
+worker at the next start), never reviewed in a thread: the thread would die or hang on it the
+same way, and a thread cannot be killed. When :data:`GIVEN_UP_IN_A_ROW` deals in a row are given
+up (the worker dies whatever it reviews), or where no process can be started at all, the next
+reviews run in a thread for good.
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ from server.players.par import REFERENCE_LEVELS, review_deal
 
 log = logging.getLogger("atout.players")
 
-#: Worker processes that died in a row on one deal before it is given up, or on several
-#: deals before the reviews fall back to a thread for good.
+#: Worker processes that died or hung in a row on one deal before the deal is given up.
 PROCESS_FAILURES = 3
+#: Deals given up in a row (no review done between them) before the reviews fall back to a
+#: thread for good: the worker process, not the deals, is then at fault.
+GIVEN_UP_IN_A_ROW = 2
 #: Seconds a review may take in the worker before it is taken for hung and the worker killed
 #: (a par takes a few milliseconds).
 REVIEW_TIMEOUT = 60.0
@@ -100,8 +103,8 @@ class Reviews:
         self._procs: ProcessPoolExecutor | None = None  # its worker process (see the module doc)
         # Reviews in a worker process (see the module doc); False once that was given up.
         self.process = True
-        self._process_failures = 0
-        self._suspects: list[tuple[str, int]] = []  # deals given up since a worker last succeeded
+        self._given_up_in_a_row = 0
+        self._given_up: set[tuple[str, int]] = set()  # pending until the next start
         self._stopped = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -142,7 +145,7 @@ class Reviews:
 
     async def idle(self, timeout: float = 60.0) -> None:
         """Wait until every played deal in the store (of the tables this server owns) is
-        reviewed (tests). A deal's record is committed a moment after its table's last event,
+        reviewed or given up (tests). A deal's record is committed a moment after its table's last event,
         and only then queued, so the store is asked, not only the queue."""
         async with asyncio.timeout(timeout):
             while True:
@@ -151,7 +154,12 @@ class Reviews:
                     await self._idle.wait()
                     await asyncio.sleep(0.01)
                 pending = await self.store.players("pending_reviews", 1000)
-                if not [p for p in pending if self.owned is None or self.owned(p[0])]:
+                left = [
+                    p
+                    for p in pending
+                    if (self.owned is None or self.owned(p[0])) and tuple(p) not in self._given_up
+                ]
+                if not left:
                     return
                 await asyncio.sleep(0.05)
 
@@ -159,7 +167,7 @@ class Reviews:
 
     def deal_recorded(self, table_id: str, deal_no: int) -> None:
         key = (table_id, deal_no)
-        if key not in self._queued:
+        if key not in self._queued and key not in self._given_up:
             self._queued.add(key)
             self._idle.clear()
             self._queue.put_nowait(key)
@@ -184,26 +192,22 @@ class Reviews:
             self._idle.clear()
             try:
                 await self._review(*key)
-                if self.process:  # a worker did it: the deals given up before were at fault
-                    self._suspects.clear()
             except asyncio.CancelledError:
                 raise
             except GivenUp as e:
                 self.failures += 1
                 self.given_up += 1
-                self._suspects.append(key)
-                log.error("review of deal %s/%s given up: %s; it stays pending", *key, e)
+                self._given_up.add(key)
+                log.error(
+                    "review of deal %s/%s given up: %s; it stays pending until the next start",
+                    *key,
+                    e,
+                )
             except Exception:
                 self.failures += 1
                 log.exception("review of deal %s/%s failed; it stays pending", *key)
             finally:
                 self._queued.discard(key)
-            if not self.process and self._suspects:
-                # The workers died on later deals too: the process was at fault, not the deals
-                # given up; the thread reviews them.
-                for k in self._suspects:
-                    self.deal_recorded(*k)
-                self._suspects.clear()
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._stopped:
@@ -268,25 +272,20 @@ class Reviews:
                 # The worker died (killed, out of memory): a new one takes the same deal.
                 self._drop_procs()
                 deaths += 1
-                self._process_failures += 1
-                if deaths >= PROCESS_FAILURES:
-                    # The deal itself, most likely: the next one gets a new worker. (Left in
-                    # _process_failures, so that one more death, if the worker dies whatever
-                    # it reviews, turns the reviews to the thread.)
-                    raise GivenUp(
-                        f"{deaths} worker processes in a row died or hung on it"
-                    ) from None
-                if self._process_failures >= PROCESS_FAILURES:
+                if deaths < PROCESS_FAILURES:
+                    log.warning("reviews: the worker process died; starting another")
+                    continue
+                # The deal itself, most likely: the next one gets a new worker.
+                self._given_up_in_a_row += 1
+                if self._given_up_in_a_row >= GIVEN_UP_IN_A_ROW:
                     self.process = False
                     log.error(
-                        "reviews: the worker process died %d times in a row, on different "
-                        "deals; reviewing in a thread of the server from now on",
-                        self._process_failures,
+                        "reviews: the worker process died on %d deals in a row; reviewing in "
+                        "a thread of the server from now on",
+                        self._given_up_in_a_row,
                     )
-                else:
-                    log.warning("reviews: the worker process died; starting another")
-                continue
-            self._process_failures = 0
+                raise GivenUp(f"{deaths} worker processes in a row died or hung on it") from None
+            self._given_up_in_a_row = 0
             return out
         return await loop.run_in_executor(self._executor(), review_deal, record, self.level)
 
