@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from server.rules import Action, Bid, Chelem, Discard, Legal, Play, Poignee
@@ -58,7 +57,8 @@ class HeuristicBot:
     reads_masks = True  # takes view(..., masks=True) as well as a client's view
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)  # unused: the heuristic is deterministic
+        """``seed`` is taken like every bot's (``make_bot``) and not used: the heuristic is
+        deterministic, and seeding a generator it never read cost each new table's bots."""
 
     def choose(self, view: dict[str, Any], legal: Legal) -> Action:
         act = pre_play_action(view, legal)
