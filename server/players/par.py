@@ -103,8 +103,8 @@ def review_deal(record: dict[str, Any] | str | bytes, level: str) -> dict[str, A
 
     ``record`` may be the stored JSON text, and the par's record comes back encoded
     (``msgspec.Raw``, stored as it is): decoding, encoding and pickling whole records cost the
-    server's threads about 180 µs of CPU, most of it holding the GIL, per review (bench/review_cost.py), which the event
-    loop waits for when a thousand deals end together."""
+    server's threads 130-180 µs of CPU per review (bench/review_cost.py), most of it holding
+    the GIL, which the event loop waits for when a thousand deals end together."""
     rec: dict[str, Any] = record if isinstance(record, dict) else msgspec.json.decode(record)
     result = rec["result"]
     par = par_of(rec, level) if result.get("status") == "played" else None
