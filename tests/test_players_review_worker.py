@@ -252,3 +252,31 @@ async def test_a_hung_worker_is_killed_and_the_server_still_stops(
     while pid_alive(pid) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert not pid_alive(pid)
+
+
+def test_the_par_counts_its_own_cpu_time_not_the_servers() -> None:
+    """``cpu_ms`` (atout_review_par_cpu_seconds_total) is the reviewing thread's CPU: where the
+    reviews fell back to a thread, the rest of the server (here a thread that keeps the CPU
+    busy) is not counted as par."""
+    import threading
+
+    from server.players.par import par_of
+
+    rec = _played_record(9)
+    stop = threading.Event()
+
+    def busy() -> None:
+        while not stop.is_set():
+            sum(range(1000))
+
+    other = threading.Thread(target=busy)
+    other.start()
+    try:
+        p0 = time.process_time()
+        pars = [par_of(rec) for _ in range(10)]
+        process_ms = (time.process_time() - p0) * 1000
+    finally:
+        stop.set()
+        other.join()
+    # the two threads share the GIL: the par's own share is well under the process's time
+    assert 0 < sum(p["cpu_ms"] for p in pars) < 0.75 * process_ms
