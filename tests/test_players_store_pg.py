@@ -54,6 +54,8 @@ def script(s: Any) -> list[Any]:
         stored = msgspec.json.decode(inp["record"])
         out.append(stored["format"])
         # the par's record as the review worker sends it: its JSON text, stored as it is
+        # (keys sorted: the record read back from jsonb has jsonb's key order, SQLite's the
+        # written one, and apply_review's answer holds the Raw, which compares as bytes)
         par_json = msgspec.Raw(msgspec.json.encode(stored, order="sorted"))
         review = {
             "par": {"level": "strong", "scores": [1, -1, 0.5, -0.5], "record": par_json,

@@ -112,7 +112,7 @@ class Reviews:
         self.reviewed = 0
         self.failures = 0  # reviews that failed (given up included); the deal stays pending
         self.given_up = 0  # deals given up because they killed or hung the worker
-        self.cpu_ms = 0.0  # par CPU time, summed (the worker's process time)
+        self.cpu_ms = 0.0  # par CPU time, summed (the reviewing thread's, par.par_of)
 
     def counts(self) -> dict[str, float]:
         """What ``GET /metrics`` shows of the reviews."""
@@ -145,8 +145,8 @@ class Reviews:
 
     async def idle(self, timeout: float = 60.0) -> None:
         """Wait until every played deal in the store (of the tables this server owns) is
-        reviewed or given up (tests). A deal's record is committed a moment after its table's last event,
-        and only then queued, so the store is asked, not only the queue."""
+        reviewed or given up (tests). A deal's record is committed a moment after its table's
+        last event, and only then queued, so the store is asked, not only the queue."""
         async with asyncio.timeout(timeout):
             while True:
                 await asyncio.sleep(0)
