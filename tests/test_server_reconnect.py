@@ -215,6 +215,48 @@ async def test_turn_timer_lets_the_ai_play_for_a_silent_player() -> None:
         await c.close()
 
 
+@pytest.mark.parametrize("how", ["reconnect", "second_tab", "same_connection"])
+async def test_prompting_a_turn_again_keeps_what_is_left_of_its_timer(how: str) -> None:
+    # docs/PROTOCOL.md section 7: no seat can hold a table forever. A reload (a new
+    # connection), a second tab (replacement) or a resume on the same connection used to start
+    # a full turn timer again, so a player could hold the table by reconnecting.
+    async with running_server(absent_wait=30.0, grace=30.0) as srv:
+        c = await Client.connect(srv.port, "ann")
+        tid = await _start_solo(c, deals=1, turn_timer=30.0, ai="random")
+        _, first = await c.wait_for(lambda m: m["type"] == "your_turn")
+        assert first["timer"] == 30.0
+        table = srv.lobby.tables[tid]
+        assert table.driver_timer is not None
+        deadline = table.driver_timer.when()  # loop time at which the AI acts for seat 0
+        await asyncio.sleep(0.3)
+        if how == "reconnect":
+            await c.close()
+            await asyncio.sleep(0.1)
+            # gone during its turn: the AI stands in no later than the turn's deadline,
+            # though the absent wait (30 s) is as long as the timer
+            assert table.driver_timer is not None
+            assert table.driver_timer.when() <= deadline + 1e-3
+            c2 = await Client.connect(srv.port, "ann")
+        elif how == "second_tab":
+            c2 = await Client.connect(srv.port, "ann")
+        else:
+            c2 = c
+        start = len(c2.msgs)
+        r = await c2.request({"type": "resume", "token": c.token})
+        assert r["type"] == "joined" and r["seat"] == 0
+        _, again = await c2.wait_for(lambda m: m["type"] == "your_turn", start=start)
+        assert (again["legal"], again["hand"]) == (first["legal"], first["hand"])  # same turn
+        assert 0 < again["timer"] <= 29.8  # what is left, not a new 30 s
+        assert table.driver_timer is not None
+        assert abs(table.driver_timer.when() - deadline) < 1e-3
+        # acting gives the next turn a timer of its own
+        bid = {"type": "bid", "table": tid, "contract": "pass"}
+        assert (await c2.request(bid))["type"] == "ok"
+        if how == "second_tab":
+            await c.close()
+        await c2.close()
+
+
 async def test_one_connection_cannot_resume_two_seats_of_a_table() -> None:
     async with running_server() as srv:
         a = await Client.connect(srv.port, "a")

@@ -60,9 +60,16 @@ class Driving(Broadcasting):
             return
         seat = self.seats[turn]
         timer = self.opts.turn_timer
+        left = self._time_left()
         if seat.kind == "human" and seat.session is not None:
             self._cancel_driver()
-            limit = self._turn_limit()
+            limit = shown = self._turn_limit()
+            if limit is not None:
+                if left is None:
+                    now = asyncio.get_running_loop().time()
+                    self.turn_deadline = (self.deal, seat.token_hash, now + limit)
+                else:  # this turn was prompted before: what is left of its time, not a new one
+                    limit, shown = left, round(left, 2)
             vw = prompt(self.deal, turn)  # the view's legal and hand, without the rest
             seat.session.send_obj(
                 {
@@ -72,7 +79,7 @@ class Driving(Broadcasting):
                     "seat": turn,
                     "legal": vw["legal"],
                     "hand": vw["hand"],
-                    "timer": limit,
+                    "timer": shown,
                 }
             )
             if limit is not None:
@@ -80,9 +87,19 @@ class Driving(Broadcasting):
             return
         if seat.kind == "human" and not seat.took_over:
             delay = self.cfg.absent_wait if timer is None else min(timer, self.cfg.absent_wait)
+            if left is not None:  # gone during its turn: no later than its timer said
+                delay = min(delay, left)
         else:
             delay = self.opts.think_delay
         self._start_ai(turn, delay)
+
+    def _time_left(self) -> float | None:
+        """Seconds left of the turn timer a present human was given for the current turn, or
+        None when this turn was given none."""
+        d = self.turn_deadline
+        if d is None or d[0] is not self.deal or d[1] != self.seats[self.deal.turn].token_hash:
+            return None
+        return max(0.0, d[2] - asyncio.get_running_loop().time())
 
     def _start_ai(self, seat: int, delay: float, *, timeout: bool = False) -> None:
         """The AI acts for ``seat`` after ``delay``; ``timeout``: a present human ran out of
