@@ -656,6 +656,13 @@ def bad_records() -> list[tuple[str, str, int]]:
 
     add("bad json", '{"format": "atout-deal/1", "dealer": 0,', -1)
     add("not an object", "[1, 2, 3]", -1)
+    # JSON, but nested past the decoder's limit (the replay command crashed on it)
+    add("nested objects", '{"a":' * 2000 + "1" + "}" * 2000, -1)
+    add(
+        "nested arrays in a field",
+        '{"format": "atout-deal/1", "x": ' + "[" * 5000 + "]" * 5000 + "}",
+        -1,
+    )
     r = copy.deepcopy(g)
     r["format"] = "atout-deal/2"
     add("wrong format", r, -1)

@@ -156,6 +156,8 @@ def decode_record(data: bytes | str) -> Record:
         return _decoder.decode(data)
     except msgspec.DecodeError as e:
         raise RecordError(-1, f"malformed record: {e}") from None
+    except RecursionError:  # msgspec's limit on nesting: a line of 1,000 `{"a":` is JSON
+        raise RecordError(-1, "malformed record: nested too deeply") from None
 
 
 def replay_line(data: bytes | str) -> tuple[bool, dict[str, Any]]:
