@@ -204,6 +204,29 @@ async def test_bad_frames_get_typed_errors_and_play_continues() -> None:
         await outsider.close()
 
 
+async def test_integer_ids_of_more_than_64_digits_are_null_in_every_error() -> None:
+    # docs/PROTOCOL.md section 3: such an id comes back as null in an error, whichever error
+    # (a handler's refusal too, not only the decoder's), and a valid request is answered with it.
+    big, top = 10**64, 10**64 - 1  # 65 digits; the largest of 64
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "ids")
+        for rid in (big, -big, 7 * big):
+            m = await expect_error(c, f'{{"type": "nope", "id": {rid}}}', "unknown_type", raw=True)
+            assert m["id"] is None
+            frame = f'{{"type": "join", "id": {rid}, "table": "zzzzzzzzzzzz"}}'
+            m = await expect_error(c, frame, "no_such_table", raw=True)
+            assert m["id"] is None
+            start = len(c.msgs)
+            await c.send_raw(f'{{"type": "ping", "id": {rid}}}')
+            _, pong = await c.wait_for(lambda m: m["type"] == "pong", start)
+            assert pong["id"] == rid
+        for rid in (top, -top):
+            frame = f'{{"type": "join", "id": {rid}, "table": "zzzzzzzzzzzz"}}'
+            m = await expect_error(c, frame, "no_such_table", raw=True)
+            assert m["id"] == rid
+        await c.close()
+
+
 async def test_handshake_errors() -> None:
     async with running_server(hello_timeout=0.3) as srv:
         c = await Client.connect(srv.port, "x", hello=False)

@@ -50,6 +50,18 @@ def valid_id(rid: Any) -> Any:
     return rid
 
 
+#: Integer ids of this magnitude (more than 64 digits) come back as null in errors.
+_BIG_ID = 10**64
+
+
+def error_id(rid: Any) -> Any:
+    """The id an error carries for a request id: null for an integer of more than 64 digits
+    (docs/PROTOCOL.md section 3), whichever error it gets."""
+    if type(rid) is int and not -_BIG_ID < rid < _BIG_ID:
+        return None
+    return rid
+
+
 def peek_id(frame: bytes) -> Any:
     """The request id of a frame that will not be processed (rate limited), when it can be read
     cheaply; None otherwise, never an exception."""
@@ -69,9 +81,7 @@ def decode_request(frame: bytes) -> Any:
         return Refusal(None, ErrorCode.BAD_JSON, "not valid JSON: nested too deeply")
     if type(obj) is not dict:
         return Refusal(None, ErrorCode.NOT_AN_OBJECT, "a message must be a JSON object")
-    rid = valid_id(obj.get("id"))
-    if isinstance(rid, int) and len(str(rid)) > 64:
-        rid = None  # docs/PROTOCOL.md section 3: such an id comes back as null in an error
+    rid = error_id(valid_id(obj.get("id")))
     t = obj.get("type")
     if not isinstance(t, str):
         return Refusal(rid, ErrorCode.UNKNOWN_TYPE, "a message needs a string `type`")

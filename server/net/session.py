@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from protocol.errors import CloseCode, ErrorCode
+from server.net.decode import error_id
 from server.ops.metrics import Metrics
 
 log = logging.getLogger("atout.session")
@@ -219,7 +220,12 @@ class Session:
         rule: str | None = None,
         details: dict[str, Any] | None = None,
     ) -> None:
-        msg: dict[str, Any] = {"type": "error", "id": rid, "code": code.value, "message": message}
+        msg: dict[str, Any] = {
+            "type": "error",
+            "id": error_id(rid),
+            "code": code.value,
+            "message": message,
+        }
         if rule is not None:
             msg["rule"] = rule
         if details is not None:
