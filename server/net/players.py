@@ -63,7 +63,11 @@ class PlayerRequests:
         try:
             await fn(sess, msg)
         except AccountError as e:
-            details = None if e.retry_after is None else {"retry_after": round(e.retry_after, 1)}
+            details: dict[str, Any] | None = None
+            if e.retry_after is not None:
+                details = {"retry_after": round(e.retry_after, 1)}
+            elif e.path is not None:
+                details = {"path": e.path}
             sess.error(msg.id, ErrorCode(e.code), e.message, details=details)
         except Exception as e:
             from server.store.base import StoreError
@@ -197,12 +201,14 @@ class PlayerRequests:
         sess.send_obj({"type": "player", "id": msg.id, "player": {**ref, **prof}})
 
     async def _history(self, sess: Any, msg: P.History) -> None:
-        who, ref = await self._subject(sess, msg.name, msg.kind)
         cursor = None
         if msg.cursor is not None:
             cursor = decode_cursor(msg.cursor)
-            if cursor is None:
-                raise AccountError("invalid_field", "cursor: not a cursor from `history`")
+            if not _history_cursor(cursor):
+                raise AccountError(
+                    "invalid_field", "cursor: not a cursor from `history`", path="$.cursor"
+                )
+        who, ref = await self._subject(sess, msg.name, msg.kind)
         viewer = None if sess.account is None else sess.account["id"]
         limit = msg.limit or 20
         rows, nxt, total = await self.store.players(
@@ -227,8 +233,10 @@ class PlayerRequests:
         offset = 0
         if msg.cursor is not None:
             c = decode_cursor(msg.cursor)
-            if not c or c[0] != by or not isinstance(c[1], int) or c[1] < 0:
-                raise AccountError("invalid_field", "cursor: not a cursor of this leaderboard")
+            if not c or c[0] != by or type(c[1]) is not int or c[1] < 0:
+                raise AccountError(
+                    "invalid_field", "cursor: not a cursor of this leaderboard", path="$.cursor"
+                )
             offset = c[1]
         rows, total = await self.store.players(
             "leaderboard", by, min_deals=min_deals, limit=limit, offset=offset
@@ -264,3 +272,15 @@ class PlayerRequests:
                 "total": total,
             }
         )
+
+
+def _history_cursor(c: Any) -> bool:
+    """``c`` has the shape of a ``history`` cursor (``Store.history``'s ``next``: the last
+    row's finish time, table and deal): anything else would reach the query's parameters."""
+    return (
+        isinstance(c, list)
+        and len(c) == 3
+        and isinstance(c[0], str)
+        and isinstance(c[1], str)
+        and type(c[2]) is int
+    )

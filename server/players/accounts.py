@@ -35,13 +35,22 @@ def new_key() -> str:
 
 
 class AccountError(Exception):
-    """A refusal: ``code`` is a protocol error code; ``retry_after`` seconds when limited."""
+    """A refusal: ``code`` is a protocol error code; ``retry_after`` seconds when limited;
+    ``path`` the request field at fault (``details.path`` of an ``invalid_field``)."""
 
-    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        retry_after: float | None = None,
+        *,
+        path: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.retry_after = retry_after
+        self.path = path
 
 
 class Window:
@@ -116,7 +125,7 @@ class Accounts:
         try:
             shown, key_ = display_name(name), name_key(name)
         except BadName as e:
-            raise AccountError("invalid_field", f"name: {e}") from None
+            raise AccountError("invalid_field", f"name: {e}", path="$.name") from None
         if password is not None:
             why = passwords.check_password(password)
             if why is not None:

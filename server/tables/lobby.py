@@ -6,6 +6,7 @@ import asyncio
 import bisect
 import logging
 import random
+import re
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,12 @@ AI_LEVEL_LIST: list[dict[str, str]] = [
 ListKey = tuple[int, str]
 
 
+#: A cursor as :func:`paginate` gives them: a state's rank (list_key), ":", a table id (12
+#: characters of ``token_urlsafe(9)``, after its worker's prefix in a cluster). A cursor is a
+#: position, so a well-formed one is taken even if no table has that id now.
+_CURSOR = re.compile(r"([0-3]):((?:w\d{1,6}-)?[A-Za-z0-9_-]{12})")
+
+
 def list_key(state: str, table_id: str) -> ListKey:
     return (_STATE_ORDER.get(state, 3), table_id)
 
@@ -47,10 +54,10 @@ def paginate(
     entries.sort(key=lambda e: e[0])
     start = 0
     if cursor is not None:
-        order, sep, tid = cursor.partition(":")
-        if not sep or not order.isdigit():
+        m = _CURSOR.fullmatch(cursor)
+        if m is None:
             raise ValueError("not a cursor from a `tables` answer")
-        after = (int(order), tid)
+        after = (int(m.group(1)), m.group(2))
         start = bisect.bisect_right([e[0] for e in entries], after)
     chosen = entries[start : start + limit]
     more = start + limit < len(entries)
