@@ -4,6 +4,7 @@ documented answer (docs/PROTOCOL.md sections 3, 7, 8 and 11)."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import gc
 import json
 import logging
@@ -111,8 +112,13 @@ async def test_the_listing_comes_in_pages() -> None:
             cursor = page["next"]
         assert len(seen) == len(set(seen)) == 120 and set(seen) == made
         assert seen == sorted(seen)  # one state (waiting): by id
-        bad = await c.request({"type": "list_tables", "cursor": "nonsense"})
-        assert bad["code"] == "invalid_field" and bad["details"] == {"path": "$.cursor"}
+        # docs/PROTOCOL.md section 4: a cursor not of the form the server gives is refused
+        for wrong in ("nonsense", "0:zzz", "0:", "1:AAAA", "9:" + "A" * 12, "0:" + "A" * 13):
+            bad = await c.request({"type": "list_tables", "cursor": wrong})
+            assert bad["code"] == "invalid_field" and bad["details"] == {"path": "$.cursor"}
+        # a well-formed one is a position: the tables after it, whether or not it is a table's id
+        after = await c.request({"type": "list_tables", "cursor": "0:" + "z" * 12})
+        assert after["type"] == "tables" and after["tables"] == []
         big = await c.request({"type": "list_tables", "limit": 101})
         assert big["code"] == "invalid_field" and big["details"] == {"path": "$.limit"}
         await c.close()
@@ -281,7 +287,7 @@ async def test_deep_frames_invalid_utf8_and_duplicate_keys_over_a_socket(
         await c.send_raw('{"type":"ping"}')
         _, m = await c.wait_for(lambda m: m["type"] == "error" and m["id"] is None, start)
         assert m["code"] == "invalid_field" and m["details"] == {"path": "$.id"}
-        await still_alive(c)
+        assert (await c.request({"type": "ping"}))["type"] == "pong"
         await c.close()
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not [r for r in caplog.records if r.exc_info]
@@ -291,7 +297,12 @@ async def test_deep_frames_invalid_utf8_and_duplicate_keys_over_a_socket(
 
 
 @pytest.mark.parametrize(
-    "name", ["a\x1b[2Jb", "x\x85", "x\x9b31m", "\u202eevil", "line\u2028two", "   ", "\x00"]
+    "name",
+    [
+        *("a\x1b[2Jb", "x\x85", "x\x9b31m", "\u202eevil", "\u061cevil", "line\u2028two", "\x00"),
+        # nothing visible (a blank seat in every list): spaces, format characters, fillers
+        *("   ", "\u200b\u200b", "\ufeff", "\u00ad", "\u2060", "\U000e0001", "\u2800", "\u3164 "),
+    ],
 )
 async def test_names_with_control_characters_are_refused(name: str) -> None:
     async with running_server() as srv:
@@ -301,6 +312,16 @@ async def test_names_with_control_characters_are_refused(name: str) -> None:
         await c.request({"type": "hello", "version": 1, "name": "fine"})
         r = await c.request({"type": "create_table", "name": name})
         assert r["code"] == "invalid_field" and r["details"] == {"path": "$.name"}
+        await c.close()
+
+
+async def test_a_name_with_invisible_characters_beside_visible_ones_is_taken() -> None:
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "x", hello=False)
+        r = await c.request({"type": "hello", "version": 1, "name": "An\u200bna \u2800"})
+        assert r["type"] == "welcome"
+        r = await c.request({"type": "create_table", "name": "\u00adFriday"})
+        assert r["type"] == "table_created"
         await c.close()
 
 
@@ -538,3 +559,34 @@ async def test_the_per_connection_table_limit_and_a_creators_leaving_follow_its_
         assert sid not in srv.lobby.by_creator  # abandoned: closed and forgotten
         assert [t.opts.name for t in srv.lobby.tables.values()] == ["theirs"]
         await other.close()
+
+
+async def test_history_and_leaderboard_refuse_cursors_they_never_gave(tmp_path: Path) -> None:
+    # docs/PROTOCOL.md section 13: a history cursor is base64 JSON, and one of the wrong shape
+    # used to go on to the SQL query's parameters; both answer invalid_field at $.cursor.
+    def b64(value: object) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+    async with running_server(tmp_path / "atout.db") as srv:
+        c = await Client.connect(srv.port, "pager")
+        for wrong in (
+            "%%%",
+            b64({"a": 1}),
+            b64([1, 2]),
+            b64([{"a": 1}, "t", 1]),
+            b64(["2026-12-06", "t", "1"]),
+            b64(["2026-12-06", "t", True]),
+            b64([[[[[]]]]]),
+        ):
+            m = await c.request({"type": "history", "cursor": wrong})
+            assert m["type"] == "error" and m["code"] == "invalid_field", (wrong, m)
+            assert m["details"] == {"path": "$.cursor"}
+        for wrong in (b64(["total", -1]), b64(["rating", 5]), b64(["total", True])):
+            m = await c.request({"type": "leaderboard", "by": "total", "cursor": wrong})
+            assert m["type"] == "error" and m["code"] == "invalid_field", (wrong, m)
+            assert m["details"] == {"path": "$.cursor"}
+        # a well-formed cursor is read; then a guest has no history of its own
+        ok = await c.request({"type": "history", "cursor": b64(["2026-12-06", "t", 1])})
+        assert ok["type"] == "error" and ok["code"] == "not_logged_in"
+        assert (await c.request({"type": "ping"}))["type"] == "pong"
+        await c.close()

@@ -53,6 +53,7 @@ REFUSED = [
     {"type": "join", "id": 1, "table": T, "seat": 4},
     {"type": "hello", "id": 1, "version": 1, "name": "a\x1bb"},
     {"type": "hello", "id": 1, "version": 1, "name": "x\u202e"},
+    {"type": "hello", "id": 1, "version": 1, "name": "x\u061c"},  # Arabic letter mark
     {"type": "hello", "id": 1, "version": 1, "name": "   "},
     {"type": "create_table", "id": 1, "name": "\x85"},
     {"type": "list_tables", "id": 1, "limit": 101},

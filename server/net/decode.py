@@ -17,6 +17,7 @@ import msgspec
 
 import protocol.messages as P
 from protocol.errors import ErrorCode
+from protocol.text import shows_something
 
 _json = msgspec.json.Decoder()
 _AT_PATH = re.compile(r" - at `([^`]*)`$")
@@ -38,6 +39,9 @@ class _IdOnly(msgspec.Struct):
 
 
 _id_decoder = msgspec.json.Decoder(_IdOnly)
+#: Requests whose ``name`` (a player's or a table's) must show something, which the protocol's
+#: pattern cannot say (protocol/text.py).
+_NAMED: frozenset[type] = frozenset({P.Hello, P.CreateTable})
 
 
 def valid_id(rid: Any) -> Any:
@@ -89,7 +93,7 @@ def decode_request(frame: bytes) -> Any:
     if cls is None:
         return Refusal(rid, ErrorCode.UNKNOWN_TYPE, f"unknown message type {t[:40]!r}")
     try:
-        return msgspec.convert(obj, cls)
+        msg = msgspec.convert(obj, cls)
     except msgspec.ValidationError as e:
         text = _REGEX.sub(" of printable characters, not only spaces", str(e))
         at = _AT_PATH.search(text)
@@ -101,3 +105,12 @@ def decode_request(frame: bytes) -> Any:
         if rid is not None and path == "$.id":
             rid = None
         return Refusal(rid, ErrorCode.INVALID_FIELD, f"{t}: {text}", details)
+    name = getattr(msg, "name", None) if cls in _NAMED else None
+    if name is not None and not shows_something(name):
+        return Refusal(
+            rid,
+            ErrorCode.INVALID_FIELD,
+            f"{t}: a name needs at least one visible character - at `$.name`",
+            {"path": "$.name"},
+        )
+    return msg

@@ -32,18 +32,12 @@ from __future__ import annotations
 
 import unicodedata
 
+from protocol.text import invisible
+
 MAX_LEN = 32
 
 
-def _ignorable(ch: str) -> bool:
-    o = ord(ch)
-    return (
-        unicodedata.category(ch) == "Cf"  # format: ZWSP..ZWJ, LRM/RLM, bidi controls, BOM, SHY
-        or 0xFE00 <= o <= 0xFE0F  # variation selectors
-        or 0xE0100 <= o <= 0xE01EF
-        or o in (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0)  # fillers
-        or 0x180B <= o <= 0x180F  # Mongolian free variation selectors and vowel separator
-    )
+_ignorable = invisible  # zero-width, bidirectional marks, fillers: protocol/text.py
 
 
 #: One letter per look-alike (see the module doc), on case-folded, decomposed text.
