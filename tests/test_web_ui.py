@@ -292,6 +292,23 @@ def test_phone_width_with_touch(browse: Any, web_server: ThreadServer, shots: An
                 # Cards are wide enough to read and to hit with a finger.
                 card = page.locator(".hand .card").first.bounding_box()
                 assert card and card["width"] >= 44
+        if p and p["phase"] in ("play", "discard") and not page.locator("dialog[open]").count():
+            # A line of cards covers little of the one above: the middle of each card's visible
+            # strip is that card (a slightly low tap plays the card meant), and a hand that
+            # fits on one line (12 cards) is on one line.
+            assert _covered_middles(page) == [], p["phase"]
+            n = page.locator(".hand .card").count()
+            if n <= 12:
+                assert page.get_attribute(".hand .cards", "data-rows") == "1", n
+            # The trick's caption keeps who led or won (it wraps, it is not cut), and the side
+            # seats say which AI they are.
+            if page.locator("#trick-caption").count():
+                cut = page.evaluate(
+                    "(() => { const e = document.getElementById('trick-caption'); return e ? e.scrollHeight > e.clientHeight + 1 : false; })()"
+                )
+                assert not cut, page.inner_text("#trick-caption")
+            for pos in ("left", "right"):
+                assert f"({pos})" in page.inner_text(f"#seat-{pos} .seat-name"), pos
         if (
             p
             and p["phase"] == "play"
@@ -314,6 +331,23 @@ def test_phone_width_with_touch(browse: Any, web_server: ThreadServer, shots: An
             page.wait_for_timeout(25)
     page.screenshot(path=str(shots / "phone-score-sheet.png"))
     assert page.evaluate(width) <= 375
+
+
+def _covered_middles(page: Any) -> list[str]:
+    """Cards of the hand whose visible strip's middle (6 px in from the left edge, half-way
+    down the part not covered by the line below) is another card, or nothing."""
+    return page.evaluate(
+        """() => { const cards = [...document.querySelectorAll('.hand .card')];
+        return cards.filter((c) => {
+            const r = c.getBoundingClientRect();
+            const below = cards.filter((o) => o !== c && o.getBoundingClientRect().top > r.top + 2
+                && o.getBoundingClientRect().left < r.left + 6 && o.getBoundingClientRect().right > r.left + 6);
+            const bottom = Math.min(r.bottom, ...below.map((o) => o.getBoundingClientRect().top));
+            if (bottom - r.top < r.height * 0.5) return true;  // less than half of it in view
+            const hit = document.elementFromPoint(r.left + 6, (r.top + bottom) / 2);
+            return !hit || hit.closest('.card') !== c;
+        }).map((c) => c.dataset.card); }"""
+    )
 
 
 def test_desktop_1920(browse: Any, web_server: ThreadServer, shots: Any) -> None:

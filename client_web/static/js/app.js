@@ -17,6 +17,26 @@ const DEFAULT_LEVELS = ["easy", "normal", "strong"];
 const KNOWN_LEVELS = ["random", "heuristic", "strong", "easy", "normal"];
 const LOBBY_PAGE = 20; // tables asked for at a time (list_tables.limit)
 
+// A player's name as the server takes it (PROTOCOL.md 2, hello.name): 1 to 32 characters, at
+// least one of them visible, and no control character (C0, DEL, C1, line and paragraph
+// separators, bidirectional controls).
+const NAME_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const NAME_VISIBLE = /[^\s\p{C}\p{Default_Ignorable_Code_Point}]/u;
+
+/** What is wrong with a typed name ("control", "invisible", "long"), or null (an empty one is the default name). */
+export function nameProblem(name) {
+  if (!name) return null;
+  if (NAME_CONTROL.test(name)) return "control";
+  if (!NAME_VISIBLE.test(name)) return "invisible";
+  if ([...name].length > 32) return "long";
+  return null;
+}
+
+/** The server refused our name (invalid_field at $.name, PROTOCOL.md 2 and 8). */
+function nameRefused(err) {
+  return !!(err && err.code === "invalid_field" && err.details && err.details.path === "$.name");
+}
+
 export const app = {
   settings: S.load(),
   name: store.getName(),
@@ -54,7 +74,8 @@ export const app = {
   },
   displayName() {
     if (this.player && this.player.name) return this.player.name;
-    return (this.name || "").trim() || t("landing.default_name");
+    const name = (this.name || "").trim();
+    return name && !nameProblem(name) ? name : t("landing.default_name");
   },
   /** A human seat's name as others see it: a guest's is marked (anyone may type any name). */
   humanName(s) {
@@ -231,6 +252,45 @@ class Landing {
         h("button", { type: "button", class: "linklike", id: "name-login", onclick: () => openAccount(app) }, t("account.login_or_register")));
   }
 
+  /**
+   * Say what is wrong with the name next to its field (marked invalid, and focused): problem is
+   * nameProblem()'s answer, or null for a name the server refused for a reason we did not see.
+   */
+  nameInvalid(problem) {
+    const input = this.root.querySelector("#name");
+    const box = this.root.querySelector("#name-box");
+    if (!input || !box) return;
+    let err = box.querySelector("#name-error");
+    if (!err) {
+      err = h("p", { class: "form-error", id: "name-error", role: "alert" });
+      input.after(err);
+    }
+    err.textContent = t(problem ? "landing.name_" + problem : "landing.name_invalid");
+    input.setAttribute("aria-invalid", "true");
+    input.setAttribute("aria-describedby", ["name-error", box.querySelector("#name-hint") ? "name-hint" : null].filter(Boolean).join(" "));
+    input.focus();
+  }
+
+  nameValid() {
+    const input = this.root.querySelector("#name");
+    const err = this.root.querySelector("#name-error");
+    if (err) err.remove();
+    if (!input || input.getAttribute("aria-invalid") !== "true") return;
+    input.removeAttribute("aria-invalid");
+    if (this.root.querySelector("#name-hint")) input.setAttribute("aria-describedby", "name-hint");
+    else input.removeAttribute("aria-describedby");
+  }
+
+  /** Check the typed name before it goes to the server; false (and said) when it cannot. */
+  checkName() {
+    if (app.player) return true;
+    const input = this.root.querySelector("#name");
+    const problem = nameProblem(input ? input.value.trim() : (app.name || "").trim());
+    if (problem) this.nameInvalid(problem);
+    else this.nameValid();
+    return !problem;
+  }
+
   nameField() {
     const nameInput = h("input", {
       id: "name", name: "name", type: "text", maxlength: "32", autocomplete: "nickname",
@@ -243,6 +303,7 @@ class Landing {
       store.setName(app.name);
     });
     nameInput.addEventListener("input", () => {
+      if (!nameProblem(nameInput.value.trim())) this.nameValid();
       const c = this.root.querySelector("#c-name");
       const name = nameInput.value.trim().slice(0, 32) || t("landing.default_name");
       if (c) c.placeholder = t("quick.table_name", { name });
@@ -280,8 +341,9 @@ class Landing {
       h("p", { class: "form-error", role: "alert", id: "quick-error" }));
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
+      if (!this.checkName()) return;
       if (!app.player) {
-        app.name = form.querySelector("#name").value.trim().slice(0, 32);
+        app.name = form.querySelector("#name").value.trim();
         store.setName(app.name);
       }
       sessionStorage.setItem("atout.series", length.value);
@@ -294,8 +356,11 @@ class Landing {
         else opts.target_score = Number(v.slice(1));
         await this.createAndSit(opts, true);
       } catch (err) {
-        $("#quick-error").textContent = errorText(err);
         play.disabled = false;
+        if (nameRefused(err)) {
+          $("#quick-error").textContent = "";
+          this.nameInvalid(nameProblem(app.name));
+        } else $("#quick-error").textContent = errorText(err);
       }
     });
 
@@ -376,10 +441,12 @@ class Landing {
       if (f.querySelector('input[name="c-end"]:checked').value === "deals") opts.deals = Number(val("c-deals")) || 4;
       else opts.target_score = Number(val("c-target")) || 500;
       if (val("c-timer")) opts.turn_timer = Number(val("c-timer"));
+      if (!this.checkName()) return;
       try {
         await this.createAndSit(opts, false, f.querySelector("#c-sit").checked);
       } catch (err) {
-        f.querySelector("#create-error").textContent = errorText(err);
+        if (nameRefused(err)) this.nameInvalid(nameProblem(app.name));
+        else f.querySelector("#create-error").textContent = errorText(err);
       }
     });
     return h("details", { class: "panel create-box", id: "create-box" },

@@ -102,6 +102,9 @@ export class Connection extends EventTarget {
       this._opening = null;
       this.dispatchEvent(new CustomEvent("open", { detail: { welcome: w, again } }));
     } catch (e) {
+      // A hello the server cannot take (invalid_field: our name, PROTOCOL.md 2) is refused the
+      // same way every time: no reconnecting with it; the next open() tries again.
+      if (e.code === "invalid_field" && ws === this.ws) this.closedByUs = true;
       this._failOpen(e);
       ws.close();
     }

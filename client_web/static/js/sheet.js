@@ -77,7 +77,7 @@ export function openSheet(view, r, live) {
   body.append(h("p", { class: "muted", id: "sheet-next", role: "status" }));
   const buttons = [];
   if (r.record && res.status === "played") {
-    buttons.push(h("button", { type: "button", id: "open-review", onclick: () => { dlg.close(); openReview(view, r); } }, t("sheet.review")));
+    buttons.push(h("button", { type: "button", id: "open-review", onclick: () => { dlg.close(); openReview(view, r, "btn-sheet"); } }, t("sheet.review")));
   }
   const cont = h("button", { type: "button", class: "primary", id: "sheet-close", onclick: () => dlg.close() }, m.info.state === "finished" ? t("dialog.close") : t("sheet.continue"));
   buttons.push(cont);
@@ -87,7 +87,21 @@ export function openSheet(view, r, live) {
   return dlg;
 }
 
-export function openReview(view, r) {
+/**
+ * The review of a deal. Closed, it gives the focus back to what opened it: that control (by its
+ * data-key, as the table redraws its buttons), `back` (the key of a control that reopens what
+ * opened it, e.g. the bar's "Score sheet" after the sheet's own button), or the sheet's buttons.
+ */
+export function openReview(view, r, back = null) {
+  const opener = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
+  const openerKey = opener && opener.dataset ? opener.dataset.key : null;
+  const giveBack = () => {
+    if (opener && opener.isConnected && !opener.closest("dialog:not([open])")) return opener.focus();
+    for (const k of [openerKey, back, "btn-sheet", "center-sheet"]) {
+      const e = k && document.querySelector(`[data-key="${CSS.escape(k)}"]`);
+      if (e && !e.disabled) return e.focus();
+    }
+  };
   const rec = r.record;
   const rv = reviewOf(rec);
   const res = rec.result;
@@ -178,7 +192,7 @@ export function openReview(view, r) {
   prev.addEventListener("click", () => go(step - 1));
   next.addEventListener("click", () => go(step + 1));
   jump.addEventListener("change", () => go(Number(jump.value)));
-  const dlg = dialog("review", t("review.title", { n: r.deal_no }), h("div", {}, h("div", { class: "review-head" }, counter, jump), body), [prev, next], { class: "table-dlg wide review-dlg" });
+  const dlg = dialog("review", t("review.title", { n: r.deal_no }), h("div", {}, h("div", { class: "review-head" }, counter, jump), body), [prev, next], { class: "table-dlg wide review-dlg", onclose: giveBack });
   dlg.addEventListener("keydown", (e) => {
     if (e.target === jump) return;
     if (e.key === "ArrowRight") { e.preventDefault(); next.click(); }

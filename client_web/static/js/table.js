@@ -198,8 +198,33 @@ export class TableView {
   onConnState(d) {
     this.connState = d.state;
     this.closeCode = d.code ?? null;
-    if (d.state === "replaced") this.status = "replaced";
+    if (d.state === "replaced") {
+      // Another tab or window plays our seat now: this one shows no turn, no countdown and no
+      // card to play (whatever it held before belongs to the other tab), until "Play here".
+      this.status = "replaced";
+      this.model.prompt = null;
+      this.deadline = null;
+      this.pendingAction = false;
+      this.poignee = null;
+      this.chelemConfirm = false;
+      this.selected = new Set();
+      this.notice = null;
+    }
     this.render();
+  }
+
+  /** "Play here": take the seat back from the other tab (whose own page then says so). */
+  takeBack() {
+    this.status = "connecting";
+    this.notice = null;
+    this.promptKey = null; // the turn comes again with the seat (a fresh your_turn)
+    this.render();
+    this.conn.reconnectNow().catch(() => {});
+  }
+
+  /** This tab no longer holds the seat (or holds it not yet again): nothing here may act. */
+  inactive() {
+    return this.status === "replaced" || this.connState === "replaced";
   }
 
   // ------------------------------------------------------------------------------ messages
@@ -415,13 +440,15 @@ export class TableView {
   // ------------------------------------------------------------------------------ actions
 
   async act(msg) {
-    if (this.pendingAction) return;
+    if (this.pendingAction || this.inactive()) return;
     this.pendingAction = true;
+    if (msg.type !== "play") this.afterDecision = true; // the focus goes on to the next decision
     try {
       await this.conn.request({ ...msg, table: this.tid });
       this.notice = null;
     } catch (e) {
       this.pendingAction = false;
+      this.afterDecision = false;
       this.refused(e, msg);
     }
     this.render();
@@ -456,6 +483,7 @@ export class TableView {
   }
 
   clickCard(code) {
+    if (this.inactive()) return; // the seat is played from another tab: the banner says so
     const m = this.model;
     const p = m.prompt;
     const phase = p && p.legal.phase;
@@ -583,6 +611,8 @@ export class TableView {
     const active = document.activeElement;
     const key = active && active.dataset ? active.dataset.key : null;
     const handIndex = active && active.closest && active.closest(".hand") ? $$(".hand .card", this.root).indexOf(active) : -1;
+    // Focus on a decision (a bid, the discard, the chelem) whose button goes away with it.
+    const inAction = !!(active && active.closest && active.closest("#action"));
     clear(this.root);
     const m = this.model;
     const view = h("div", { class: "tableview", dataset: { phase: (m.deal && m.deal.phase) || "none", state: (m.info && m.info.state) || "none" } });
@@ -610,8 +640,41 @@ export class TableView {
     if (!target && handIndex >= 0) {
       const cards = $$(".hand .card", this.root);
       target = cards[Math.min(handIndex, cards.length - 1)];
+      // A new turn to play: from a card that may not be played, to the nearest one that may.
+      if (target && target.getAttribute("aria-disabled") === "true" && this.promptKey !== this.focusedPrompt) target = this.nearestPlayable(cards, cards.indexOf(target)) || target;
+    }
+    // The decision just taken is gone (its button with it): on to the next one, else the hand,
+    // rather than the top of the page.
+    if (!target && inAction && !this.root.contains(active)) target = this.nextControl();
+    // Our next decision came (the chelem after the discard, the first card after it): its control.
+    const here = handIndex >= 0 || inAction || !active || active === document.body;
+    if (this.afterDecision && m.prompt && !this.pendingAction && here) {
+      target = this.nextControl() || target;
+      this.afterDecision = false;
     }
     if (target && document.activeElement !== target) target.focus({ preventScroll: true });
+    if (target && target.closest(".hand")) this.focusedPrompt = this.promptKey;
+  }
+
+  /** The playable card of the hand nearest to index i (null if none is). */
+  nearestPlayable(cards, i) {
+    for (let k = 0; k < cards.length; k++) {
+      for (const j of [i + k, i - k]) if (cards[j] && cards[j].getAttribute("aria-disabled") !== "true") return cards[j];
+    }
+    return null;
+  }
+
+  /** Where the focus goes after a decision: the next decision's first button, else the hand. */
+  nextControl() {
+    const p = this.model.prompt;
+    const cards = $$(".hand .card", this.root);
+    if (p && p.legal.phase !== "play" && p.legal.phase !== "discard") {
+      const b = this.root.querySelector("#action .buttons button:not([disabled])");
+      if (b) return b;
+    }
+    if (p && p.legal.phase === "play" && !p.legal.poignees.length) return this.nearestPlayable(cards, Math.min(this.focusIndex, cards.length - 1));
+    if (p && p.legal.phase === "play") return this.root.querySelector("#action .buttons button") || cards[0] || null;
+    return cards.find((c) => c.getAttribute("tabindex") === "0") || cards[0] || this.root.querySelector("#action .buttons button") || null;
   }
 
   /** The deal being played (or just played) in the series, and the series' length. */
@@ -623,9 +686,14 @@ export class TableView {
     if (info.state === "waiting" || (!d && scored === 0)) {
       sub = info.deals ? t("bar.deals", { n: info.deals }) : t("bar.target", { target: info.target_score });
     } else {
+      // "Deal N" is the server's deal number (deal_start.deal_no), as on the score sheet, in
+      // the log and the review; it keeps counting across annulled deals and games. When it is
+      // not the place in this game's count of deals (scored ones), that place follows.
       const done = d && d.phase === "over" && d.result && d.result.status === "played";
-      const n = done ? scored : scored + 1;
-      sub = info.deals ? t("bar.deal_of", { n: Math.min(n, info.deals), total: info.deals }) : t("bar.deal_target", { n, target: info.target_score });
+      const n = Math.min(done ? scored : scored + 1, info.deals || Infinity);
+      const no = (d && d.deal_no) || info.deal_no || n;
+      if (!info.deals) sub = t("bar.deal_target", { n: no, target: info.target_score });
+      else sub = no === n ? t("bar.deal_of", { n, total: info.deals }) : t("bar.deal_no_of", { no, n, total: info.deals });
     }
     if (info.series > 1) sub += " · " + t("bar.series", { n: info.series });
     if (info.turn_timer) sub += " · " + t("bar.turn_timer", { n: info.turn_timer });
@@ -639,7 +707,11 @@ export class TableView {
     const buttons = [];
     const lt = m.lastTrick;
     buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-last", "aria-pressed": this.showLast ? "true" : "false", "aria-keyshortcuts": "L", disabled: !lt, dataset: { key: "btn-last" }, onclick: () => { this.showLast = !this.showLast; this.render(); } }, t("bar.last_trick")));
+    // The last deal's sheet; after a reload (the page holds no result yet) the previous deal's,
+    // fetched from the server (the `deal` request) when asked for.
+    const prevNo = info && info.state !== "waiting" ? (info.deal_no || 0) - (m.deal && m.deal.phase !== "over" ? 1 : 0) : 0;
     if (m.lastResult && m.lastResult.record) buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-sheet", dataset: { key: "btn-sheet" }, onclick: () => this.showSheet(false, true) }, t("bar.result")));
+    else if (prevNo >= 1) buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-sheet", dataset: { key: "btn-sheet" }, onclick: () => this.sheetOf(prevNo) }, t("bar.result")));
     buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-leave", dataset: { key: "btn-leave" }, onclick: () => this.leave() }, m.seat == null ? t("bar.stop_watching") : t("bar.leave")));
     return h("div", { class: "tv-bar" },
       h("div", { class: "tv-title" }, h("h1", {}, title), info ? h("span", { class: "muted", id: "deal-no" }, this.dealLine()) : null,
@@ -651,7 +723,7 @@ export class TableView {
     const st = this.connState;
     if (this.status === "replaced" || st === "replaced") {
       return h("div", { class: "banner warn", role: "alert", id: "banner" }, t("net.replaced"), " ",
-        h("button", { type: "button", class: "small", id: "take-back", onclick: () => { this.status = "connecting"; this.conn.reconnectNow().catch(() => {}); } }, t("net.take_back")));
+        h("button", { type: "button", class: "small", id: "take-back", onclick: () => this.takeBack() }, t("net.take_back")));
     }
     if (st === "reconnecting" || (st === "connecting" && this.model.info)) {
       const text = this.closeCode === 4010 ? t("net.crowded") : t("net.reconnecting");
@@ -697,7 +769,9 @@ export class TableView {
     const score = m.info.scores ? m.info.scores[seat] : 0;
     const where = seat !== m.seat && m.seat != null && s.kind === "human" ? t("pos." + pos) : "";
     if (where) lines.unshift(h("span", { class: "muted where" }, where));
-    const toAct = d && d.phase === "bidding" ? t("seat.to_bid") : t("seat.to_act");
+    // What the seat to act is doing: bidding, choosing the discard, deciding on a chelem, or
+    // playing (a poignée is shown with the first card: that is still playing).
+    const toAct = t({ bidding: "seat.to_bid", discard: "seat.to_discard", chelem: "seat.to_chelem" }[d && d.phase] || "seat.to_act");
     const label = [this.seatName(seat), where, ...said, turn ? toAct : "", t("seat.score", { n: score })].filter(Boolean).join(", ");
     return h("div", { class: `seat pos-${pos}` + (turn ? " turn" : "") + (seat === m.seat ? " me" : ""), id: "seat-" + pos, role: "group", "aria-label": label, dataset: { seat: String(seat) } },
       h("div", { class: "seat-name" }, h("span", { class: "dot " + (s.kind === "human" ? (s.connected ? "on" : "off") : "ai"), "aria-hidden": "true" }),
@@ -801,7 +875,8 @@ export class TableView {
     const notice = this.noticeBox();
     const over = d && d.phase === "over";
     if (!p) {
-      if (m.info.state === "waiting") box.append(h("p", { class: "muted", id: "prompt" }, m.seat == null ? t("action.spectator") : t("action.waiting_players")));
+      if (this.inactive() && m.seat != null) box.append(h("p", { class: "muted", id: "prompt" }, t("net.replaced")));
+      else if (m.info.state === "waiting") box.append(h("p", { class: "muted", id: "prompt" }, m.seat == null ? t("action.spectator") : t("action.waiting_players")));
       else if (over || m.info.state === "finished") box.append(this.renderDealOver());
       else if (m.seat == null) box.append(h("p", { class: "muted", id: "prompt" }, t("action.spectator")));
       else if (d && d.turn != null && m.info.state === "playing") {
@@ -918,15 +993,20 @@ export class TableView {
     if (m.seat == null || !d || !d.hand || d.phase === "over") return box;
     const p = m.prompt;
     const phase = p && p.legal.phase;
+    if (phase === "discard" || this.poignee) box.classList.add("picking");
     const hand = d.hand;
     const legal = phase === "play" && !this.poignee ? new Set(p.legal.plays) : null;
     const discard = phase === "discard" ? p.legal.discard : null;
-    const list = h("ul", { class: "cards", role: "list" });
+    const list = h("ul", { class: "cards" + (discard || this.poignee ? " picking" : ""), role: "list" });
     const focus = Math.min(this.focusIndex, hand.length - 1);
+    const off = this.inactive(); // played from another tab: nothing to do with these cards here
     hand.forEach((c, i) => {
       let enabled = true;
       let note = "";
-      if (legal) {
+      if (off) {
+        enabled = false;
+        note = t("net.replaced");
+      } else if (legal) {
         enabled = legal.has(c);
         if (!enabled) note = this.why(c);
       } else if (discard) {
@@ -976,8 +1056,10 @@ export class TableView {
     const width = list.getBoundingClientRect().width - 1; // a pixel to spare for rounding
     const cw = probe.getBoundingClientRect().width;
     if (!n || !width || !cw) return;
-    const coarse = window.matchMedia("(pointer: coarse)").matches;
-    const minStep = Math.max(cw * 0.36, coarse ? 34 : 24);
+    // A strip of 27 px (the whole height of the card) is a safe target for a finger: one line
+    // of 12 or 13 cards on a phone rather than two.
+    const coarse = window.matchMedia("(pointer: coarse), (hover: none)").matches;
+    const minStep = Math.max(cw * 0.36, coarse ? 27 : 24);
     const maxStep = cw + 6;
     let rows = 1;
     while (rows < 3 && n > 1 && (width - cw) / (Math.ceil(n / rows) - 1) < minStep) rows += 1;
@@ -1080,6 +1162,19 @@ export class TableView {
 
   review(r) {
     openReview(this, r);
+  }
+
+  /** The score sheet of an earlier deal this page has not seen end (after a reload). */
+  async sheetOf(dealNo) {
+    try {
+      const ans = await this.conn.request({ type: "deal", table: this.tid, deal_no: dealNo });
+      const rec = ans.record;
+      if (!rec || !rec.result) return;
+      if (!this.model.lastResult) this.model.lastResult = { deal_no: dealNo, result: rec.result, record: rec };
+      this.showSheet(false, true);
+    } catch (e) {
+      this.note("error", e.code === "unknown_type" || e.code === "invalid_field" ? t("past.unsupported") : errorText(e));
+    }
   }
 
   /** Review an earlier deal of this table: its record from the server (the `deal` request). */

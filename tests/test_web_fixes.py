@@ -1,0 +1,177 @@
+"""The browser client in Chromium after a tester's findings: a tab that lost its seat to another
+one acts no more, a name the server cannot take is said on its field, a spectator's bar fits a
+phone in Czech, the focus goes on after a decision, and the seat says what it is doing."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from helpers_web import (  # fixtures by name
+    Bare,
+    ThreadServer,
+    act_once,
+    browse,
+    browser,
+    open_quick_game,
+    state,
+    web_server,
+)
+
+
+def _wait_prompt(page: Any, phase: str | None = None, timeout: float = 60) -> dict[str, Any]:
+    """Let the page play (first legal moves) until it has a prompt (of that phase) to answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        assert time.monotonic() < deadline, state(page)
+        s = state(page)
+        p = s.get("prompt")
+        if p and (phase is None or p["phase"] == phase) and not page.locator("dialog[open]").count():
+            page.wait_for_selector(f'#action[data-prompt="{p["key"]}"]')
+            return p
+        if p and phase is not None and p["phase"] != phase:
+            act_once(page, poignee=False)
+        else:
+            page.wait_for_timeout(25)
+
+
+def test_a_replaced_tab_shows_no_turn_and_its_cards_do_nothing(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    first = browse()
+    open_quick_game(first, web_server.url)
+    _wait_prompt(first)  # our turn in this tab (a bid, most likely)
+    assert first.locator("#action.yours").count() == 1
+    second = first.context.new_page()
+    second.goto(first.url)  # same storage: it resumes our seat
+    second.wait_for_selector(".tableview .seat.me")
+    first.wait_for_selector("#take-back", timeout=10000)
+    first.wait_for_timeout(100)
+    # No turn, no countdown, no card to play here: the other tab plays.
+    assert first.locator("#action.yours").count() == 0
+    assert first.locator("#timer, #timer-line").count() == 0
+    assert first.locator("[data-bid]").count() == 0
+    cards = first.locator(".hand .card")
+    assert cards.count() > 0
+    assert all(
+        cards.nth(i).get_attribute("aria-disabled") == "true" for i in range(cards.count())
+    )
+    # A click (or a bid's key) does nothing, and says nothing false ("reconnecting…").
+    cards.first.click(force=True)
+    first.keyboard.press("1")
+    first.wait_for_timeout(300)
+    assert first.locator("#notice").count() == 0
+    assert "another tab" in first.inner_text("#banner")
+    # Taken back: the seat's turn comes back with it, and no old note stays.
+    first.click("#take-back")
+    second.wait_for_selector("#take-back", timeout=10000)
+    first.wait_for_selector("#banner.banner-space", state="attached")
+    first.wait_for_function("() => window.__atout.view.model.prompt || !window.__atout.view.model.deal || window.__atout.view.model.deal.turn !== window.__atout.view.model.seat")
+    assert first.locator("#notice").count() == 0
+    second.close()
+
+
+def test_a_name_the_server_cannot_take_is_said_on_the_name_field(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    page = browse(locale="cs-CZ")
+    page.goto(web_server.url + "/")
+    page.wait_for_selector("#play-ai")
+    for name, words in (("A\u0001b", "řídicí znaky"), ("\u200b\u200b", "viditelný znak")):
+        page.fill("#name", name)
+        page.click("#play-ai")
+        page.wait_for_selector("#name[aria-invalid=true]")
+        assert page.evaluate("document.activeElement.id") == "name"
+        assert words in page.inner_text("#name-error")
+        assert "name-error" in (page.get_attribute("#name", "aria-describedby") or "")
+        assert "#/t/" not in page.url  # nothing was sent: no table
+    # The same check on the table form; a good name clears the mark and plays.
+    page.click("#create-box summary")
+    page.click("#create-go")
+    page.wait_for_selector("#name[aria-invalid=true]")
+    page.fill("#name", "Běla")
+    assert page.locator("#name[aria-invalid]").count() == 0
+    assert page.locator("#name-error").count() == 0
+    page.click("#play-ai")
+    page.wait_for_selector(".tableview .seat.me")
+
+
+def test_a_spectator_bar_fits_a_phone_in_czech(browse: Any, web_server: ThreadServer) -> None:
+    # A table of four AI, played to its end before the spectator comes: the bar then has
+    # "Last trick", "Score sheet" and "Stop watching", long in Czech.
+    bare = Bare(web_server.port, "host")
+    try:
+        tid = bare.ask({"type": "create_table", "name": "Jen počítače", "deals": 1})["table"]["table"]
+        assert bare.ask({"type": "start", "table": tid})["type"] != "error"
+        page = browse(
+            locale="cs-CZ",
+            viewport={"width": 375, "height": 740},
+            has_touch=True,
+            is_mobile=True,
+            device_scale_factor=2,
+        )
+        page.goto(f"{web_server.url}/#/w/{tid}")
+        page.wait_for_selector("#btn-sheet", timeout=30000)
+        if page.locator("dialog[open]").count():
+            page.keyboard.press("Escape")
+        page.wait_for_timeout(100)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        right = page.evaluate(
+            "Math.max(...[...document.querySelectorAll('.tv-buttons button')].map((b) => b.getBoundingClientRect().right))"
+        )
+        assert right <= 375
+    finally:
+        bare.close()
+
+
+def test_after_a_bid_the_focus_goes_on_and_the_seat_says_what_it_does(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    page = browse()
+    open_quick_game(page, web_server.url)
+    p = _wait_prompt(page, "bidding")
+    assert "to bid" in page.text_content("#seat-bottom .turn-mark").lower()
+    # By keyboard: the bid's button goes with the bid; the focus goes to the hand, not to the top.
+    bid = "garde" if "garde" in p["legal"]["bids"] else "pass"
+    page.focus(f'[data-bid="{bid}"]')
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !document.querySelector('[data-bid]')")
+    page.wait_for_timeout(100)
+    active = page.evaluate(
+        "(() => { const e = document.activeElement; return e && e.matches('.hand .card, #action button') ? 'ok' : (e ? e.tagName + '#' + e.id : 'none'); })()"
+    )
+    assert active == "ok", active
+    if bid == "garde" and state(page).get("phase") in ("discard", "bidding"):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            s = state(page)
+            if s.get("prompt") and s["prompt"]["phase"] == "discard":
+                page.wait_for_selector('#seat-bottom .turn-mark')
+                assert "to discard" in page.text_content("#seat-bottom .turn-mark").lower()
+                break
+            if s.get("phase") not in ("bidding", "discard"):
+                break  # outbid: nothing to discard
+            page.wait_for_timeout(25)
+
+
+def test_after_a_reload_the_bar_still_opens_the_last_score_sheet(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    from helpers_web import play_until
+
+    page = browse()
+    open_quick_game(page, web_server.url, series="d4")
+
+    def next_deal_begun() -> bool:
+        if page.locator("#dlg-sheet[open]").count():
+            page.click("#sheet-close")
+        s = state(page)
+        return bool(s.get("deal_no", 0) >= 2 and s.get("phase") not in (None, "over"))
+
+    play_until([page], next_deal_begun, timeout=120)
+    page.reload()
+    page.wait_for_selector(".tableview .seat.me")
+    page.click("#btn-sheet")
+    page.wait_for_selector("#dlg-sheet[open]")
+    no = state(page)["deal_no"] - 1
+    assert page.inner_text("#dlg-sheet-title").startswith(f"Deal {no}")
