@@ -26,7 +26,11 @@ def _wait_prompt(page: Any, phase: str | None = None, timeout: float = 60) -> di
         assert time.monotonic() < deadline, state(page)
         s = state(page)
         p = s.get("prompt")
-        if p and (phase is None or p["phase"] == phase) and not page.locator("dialog[open]").count():
+        if (
+            p
+            and (phase is None or p["phase"] == phase)
+            and not page.locator("dialog[open]").count()
+        ):
             page.wait_for_selector(f'#action[data-prompt="{p["key"]}"]')
             return p
         if p and phase is not None and p["phase"] != phase:
@@ -53,9 +57,7 @@ def test_a_replaced_tab_shows_no_turn_and_its_cards_do_nothing(
     assert first.locator("[data-bid]").count() == 0
     cards = first.locator(".hand .card")
     assert cards.count() > 0
-    assert all(
-        cards.nth(i).get_attribute("aria-disabled") == "true" for i in range(cards.count())
-    )
+    assert all(cards.nth(i).get_attribute("aria-disabled") == "true" for i in range(cards.count()))
     # A click (or a bid's key) does nothing, and says nothing false ("reconnecting…").
     cards.first.click(force=True)
     first.keyboard.press("1")
@@ -66,7 +68,9 @@ def test_a_replaced_tab_shows_no_turn_and_its_cards_do_nothing(
     first.click("#take-back")
     second.wait_for_selector("#take-back", timeout=10000)
     first.wait_for_selector("#banner.banner-space", state="attached")
-    first.wait_for_function("() => window.__atout.view.model.prompt || !window.__atout.view.model.deal || window.__atout.view.model.deal.turn !== window.__atout.view.model.seat")
+    first.wait_for_function(
+        "() => window.__atout.view.model.prompt || !window.__atout.view.model.deal || window.__atout.view.model.deal.turn !== window.__atout.view.model.seat"
+    )
     assert first.locator("#notice").count() == 0
     second.close()
 
@@ -101,7 +105,9 @@ def test_a_spectator_bar_fits_a_phone_in_czech(browse: Any, web_server: ThreadSe
     # "Last trick", "Score sheet" and "Stop watching", long in Czech.
     bare = Bare(web_server.port, "host")
     try:
-        tid = bare.ask({"type": "create_table", "name": "Jen počítače", "deals": 1})["table"]["table"]
+        tid = bare.ask({"type": "create_table", "name": "Jen počítače", "deals": 1})["table"][
+            "table"
+        ]
         assert bare.ask({"type": "start", "table": tid})["type"] != "error"
         page = browse(
             locale="cs-CZ",
@@ -146,7 +152,7 @@ def test_after_a_bid_the_focus_goes_on_and_the_seat_says_what_it_does(
         while time.monotonic() < deadline:
             s = state(page)
             if s.get("prompt") and s["prompt"]["phase"] == "discard":
-                page.wait_for_selector('#seat-bottom .turn-mark')
+                page.wait_for_selector("#seat-bottom .turn-mark")
                 assert "to discard" in page.text_content("#seat-bottom .turn-mark").lower()
                 break
             if s.get("phase") not in ("bidding", "discard"):

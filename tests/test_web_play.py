@@ -119,7 +119,9 @@ def test_a_deal_against_three_ai_by_clicking(
         page.keyboard.press("Escape")
         # Closed, the review gives the focus back: to the bar's "Score sheet" (the sheet's own
         # button, which opened it, went with the sheet), not to nowhere.
-        page.wait_for_function("() => document.activeElement && document.activeElement.id === 'btn-sheet'")
+        page.wait_for_function(
+            "() => document.activeElement && document.activeElement.id === 'btn-sheet'"
+        )
         _check_review_points(page)
         # The deal can be reviewed again from the side panel's list of deals.
         page.click('[data-key="past-1"]')
@@ -381,7 +383,11 @@ def test_a_two_deal_game_then_another_game(browse: Any, web_server: ThreadServer
     page.wait_for_selector("text=game 2")
     # The bar's "Deal N" is the server's deal number, the one of the score sheet and the log
     # (it goes on counting in the second game): "Deal 3 (1 of 2) · game 2".
-    page.wait_for_function("() => window.__atout.view.model.deal && window.__atout.view.model.deal.phase !== 'over'")
+    page.wait_for_function(
+        "() => window.__atout.view.model.deal && window.__atout.view.model.deal.phase !== 'over'"
+    )
     no = state(page)["deal_no"]
     assert no >= 3
-    assert page.inner_text("#deal-no").startswith(f"Deal {no} (1 of 2)"), page.inner_text("#deal-no")
+    assert page.inner_text("#deal-no").startswith(f"Deal {no} (1 of 2)"), page.inner_text(
+        "#deal-no"
+    )
