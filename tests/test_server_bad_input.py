@@ -98,10 +98,18 @@ async def test_bad_frames_get_typed_errors_and_play_continues() -> None:
         )
         assert "color" in m["message"]
         await expect_error(me, {"type": "join", "table": tid, "seat": 9}, "invalid_field")
-        await expect_error(
+        m = await expect_error(
             me, {"type": "create_table", "deals": 2, "target_score": 100}, "invalid_field"
         )
-        await expect_error(me, {"type": "create_table", "ai": "grandmaster"}, "invalid_field")
+        assert m["details"] == {"path": "$.target_score"}
+        m = await expect_error(me, {"type": "create_table", "ai": "grandmaster"}, "invalid_field")
+        assert m["details"] == {"path": "$.ai"}
+        m = await expect_error(
+            me,
+            {"type": "create_table", "ai": ["random", "random", "grandmaster", "x"]},
+            "invalid_field",
+        )
+        assert m["details"] == {"path": "$.ai[2]"}
         m = await expect_error(
             me,
             json.dumps({"type": "bid", "table": tid, "contract": "pass", "id": [1]}),

@@ -447,7 +447,8 @@ class Server:
         try:
             table = self.lobby.create(sess, msg)
         except LobbyError as e:
-            sess.error(msg.id, e.code, e.message)
+            details = None if e.path is None else {"path": e.path}
+            sess.error(msg.id, e.code, e.message, details=details)
             return
         # The table answers once its row is stored (or refuses: storage_unavailable).
         extra = {"url": self.cluster.url} if self.cluster is not None else {}

@@ -66,10 +66,14 @@ def paginate(
 
 
 class LobbyError(Exception):
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    """A refused lobby request; ``path``: the field at fault (an ``invalid_field``'s
+    ``details.path``)."""
+
+    def __init__(self, code: ErrorCode, message: str, *, path: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.path = path
 
 
 class Lobby:
@@ -113,14 +117,19 @@ class Lobby:
                 f"a connection may have at most {self.cfg.max_tables_per_session} open tables",
             )
         if msg.deals is not None and msg.target_score is not None:
-            raise LobbyError(ErrorCode.INVALID_FIELD, "give `deals` or `target_score`, not both")
+            raise LobbyError(
+                ErrorCode.INVALID_FIELD,
+                "give `deals` or `target_score`, not both",
+                path="$.target_score",
+            )
         ai = DEFAULT_AI if msg.ai is None else msg.ai
         levels = [ai] * 4 if isinstance(ai, str) else list(ai)
         for level in dict.fromkeys(levels):
             try:
                 make_bot(level, 0)
             except ValueError as e:
-                raise LobbyError(ErrorCode.INVALID_FIELD, f"ai: {e}") from None
+                path = "$.ai" if isinstance(ai, str) else f"$.ai[{levels.index(level)}]"
+                raise LobbyError(ErrorCode.INVALID_FIELD, f"ai: {e}", path=path) from None
         opts = TableOptions(
             name=msg.name or f"{sess.name}'s table"[:64],
             public=msg.public is not False,
