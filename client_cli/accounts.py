@@ -25,6 +25,7 @@ from rich.text import Text
 
 from .i18n import Tr
 from .net import Link, ServerError
+from .refusals import player_name, refusal
 from .render import safe
 from .seats import state_dir
 
@@ -102,14 +103,37 @@ def key_for(url: str, name_option: str | None) -> dict[str, Any] | None:
 # ---------------------------------------------------------------------- passwords
 
 
-def read_password(tr: Tr, *, confirm: bool) -> str:
-    """A password typed without echo (a line of standard input when it is not a terminal)."""
+PASSWORD_MIN, PASSWORD_MAX = 8, 256  # what the server accepts (protocol: register)
+PASSWORD_TRIES = 3
+
+
+def read_password(tr: Tr, *, confirm: bool, ui: Any = None) -> str:
+    """A password typed without echo (a line of standard input when it is not a terminal).
+    With ``confirm`` (a new password), one of the wrong length or two that differ are said so
+    and asked again, up to three times; then ValueError ("length" or "mismatch")."""
     if not sys.stdin.isatty():
         return sys.stdin.readline().rstrip("\r\n")
-    first = getpass.getpass(tr("acct.password"))
-    if confirm and getpass.getpass(tr("acct.password_again")) != first:
-        raise ValueError("mismatch")
-    return first
+    if not confirm:
+        return getpass.getpass(tr("acct.password"))
+    why = "mismatch"
+    for _ in range(PASSWORD_TRIES):
+        first = getpass.getpass(tr("acct.password"))
+        if not PASSWORD_MIN <= len(first) <= PASSWORD_MAX:
+            why = "length"
+            _tell(ui, tr("acct.err_password") + " " + tr("acct.again"))
+            continue
+        if getpass.getpass(tr("acct.password_again")) == first:
+            return first
+        why = "mismatch"
+        _tell(ui, tr("acct.differ") + " " + tr("acct.again"))
+    raise ValueError(why)
+
+
+def _tell(ui: Any, text: str) -> None:
+    if ui is not None:
+        ui.error(text)
+    else:  # pragma: no cover (the commands always pass their UI)
+        print(text, file=sys.stderr)
 
 
 # ---------------------------------------------------------------------- the commands
@@ -156,22 +180,21 @@ def explain(e: ServerError, tr: Tr, url: str, name: str) -> str:
         return tr("acct.err_not_supported")
     if e.code == "bad_key":
         return tr("acct.err_bad_key", url=safe(url), name=n)
-    return tr("err.server", message=safe(str(e.msg.get("message", ""))))
+    return refusal(tr, e.msg)
 
 
 def _name(args: Any) -> str:
-    from .hints import default_name
-
-    return str(getattr(args, "player", None) or args.name or default_name())[:32]
+    """The account's name (checked before connecting: client_cli/main.py check_names)."""
+    return str(getattr(args, "player", None) or player_name(args))
 
 
 async def _register(args: Any, link: Link, ui: Any, tr: Tr, url: str) -> int:
     body: dict[str, Any] = {"type": "register", "name": _name(args)}
     if not args.no_password:
         try:
-            body["password"] = read_password(tr, confirm=True)
-        except ValueError:
-            ui.error(tr("acct.mismatch"))
+            body["password"] = read_password(tr, confirm=True, ui=ui)
+        except ValueError as e:
+            ui.error(tr("acct.err_password" if str(e) == "length" else "acct.mismatch"))
             return 1
     if args.bot:
         body["bot"] = True

@@ -35,9 +35,10 @@ from .decisions import (
 )
 from .hints import command_line, default_name
 from .i18n import Tr
-from .lineinput import LineInput
+from .lineinput import Editor, LineInput
 from .model import ACTION_EVENTS, DealModel, TableModel, trick_gain
 from .net import Link, LinkError, ServerError
+from .refusals import refusal
 from .render import (
     COMPACT,
     CardStyle,
@@ -110,6 +111,9 @@ class UI:
         self.interrupted: str | None = None  # a prompt that output pushed up: draw it again
         self.status: str | None = None  # the connection status line, updated in place
         self.line_buffer: Callable[[], str] = lambda: ""
+        # readline's callback interface, which owns the prompt (client_cli/lineinput.py);
+        # None: prompts are printed here
+        self.editor: Editor | None = None
         dumb = os.environ.get("TERM", "") in ("", "dumb")
         self.clear_line = "\r" if dumb else "\r\x1b[2K"
 
@@ -125,6 +129,13 @@ class UI:
         if self.status is not None:
             self.console.file.write(self.clear_line)
             self.status = None
+        if self.editor is not None:
+            # readline draws the prompt and the line typed so far: it steps below them
+            self.console.file.flush()
+            self.editor.suspend()
+            if self.prompting is not None:
+                self.interrupted, self.prompting = self.prompting, None
+            return
         if self.prompting is not None:
             self.console.file.write("\n")  # never glued to the prompt
             self.interrupted, self.prompting = self.prompting, None
@@ -166,6 +177,17 @@ class UI:
         f.flush()
         self.status = text
 
+    def command(self, text: str, *, note: bool = False) -> None:
+        """A command line for the player to copy: on a line of its own, indented, never
+        broken by wrapping (a terminal narrower than it folds it, without a line break).
+        With ``note``, it belongs to a :meth:`note` and is written in JSON mode too."""
+        if self.json:
+            if note:
+                print("    " + safe_line(text), file=sys.stderr, flush=True)
+            return
+        self._before_output()
+        self.console.print(Text("    " + safe_line(text), style="bold cyan"), soft_wrap=True)
+
     def error(self, text: str) -> None:
         if self.json:
             print(
@@ -182,12 +204,30 @@ class UI:
         if self.status is not None:
             self.console.file.write("\n")
             self.status = None
-        self.console.print(Text(f"{text} > ", style="bold"), end="")
-        self.console.file.flush()
+        if self.editor is not None:
+            self.console.file.flush()
+            self.editor.set_prompt(self.readline_prompt(text))
+        else:
+            self.console.print(Text(f"{safe_line(text)} > ", style="bold"), end="")
+            self.console.file.flush()
         self.prompting, self.interrupted = text, None
+
+    def readline_prompt(self, text: str) -> str:
+        """The prompt as readline draws it: control characters spelled out, and the escape
+        sequences of its style between \\x01 and \\x02, which readline counts as no width."""
+        plain = f"{safe_line(text)} > "
+        if self.console.color_system is None or self.console.is_dumb_terminal:
+            return plain
+        return f"\x01\x1b[1m\x02{plain}\x01\x1b[0m\x02"
 
     def restore_prompt(self) -> None:
         """Draw again a prompt that output pushed up, with the line typed so far."""
+        if self.editor is not None:
+            if self.status is None and not self.json:  # a status line keeps the cursor
+                self.console.file.flush()
+                self.editor.resume()
+            self.interrupted = None
+            return
         text, self.interrupted = self.interrupted, None
         if text is not None and not self.json:
             self.prompt(text)
@@ -244,6 +284,7 @@ class Game:
         self.away = False  # the connection dropped: the AI may act for us until we are back
         self.away_actions: list[dict[str, Any]] = []
         self.rejoin = rejoin  # the kept seat we came back to (what we knew when we left)
+        self.reporting = False  # telling what happened while we were away: no prompt yet
         self.confirm_quit = False
         self.last_rule: str | None = None  # the rule the last refusal cited (`rule` shows it)
         self.shown_at = 0.0  # when another seat's move was last shown (pacing)
@@ -288,6 +329,14 @@ class Game:
             elif kind == "line":
                 self.ui.got_line()
                 await self._on_line(item[1])
+            elif kind == "eof" and len(item) > 1:
+                # Ctrl-D at the terminal: as `quit` (asking first in the middle of a game);
+                # a second Ctrl-D answers yes
+                self.ui.got_line()
+                if self.confirm_quit:
+                    self.exit_code = 0
+                else:
+                    await self._on_line("quit")
             elif kind == "eof":
                 if not (self.opts.auto or self.spectator):
                     self.exit_code = 0
@@ -351,6 +400,7 @@ class Game:
                 self._spawn(self._game_over_on_arrival())
             if self.rejoin is not None:
                 saved, self.rejoin = self.rejoin, None
+                self.reporting = True  # the summary first, then the table and our decision
                 self._spawn(self._report_missed(saved))
             elif not self.spectator and m.deal is not None and not self.opts.json:
                 self._show_table()
@@ -435,7 +485,7 @@ class Game:
             self.model.legal = None  # used up: the next prompt comes with the next your_turn
             return
         d = self.decision
-        text = self._server_error_text(msg)
+        text = self._server_error_text(msg, body.get("type"))
         if isinstance(d, DiscardDecision):
             text += "\n" + d.rule_text()
         self._refusal(text, msg.get("rule"))
@@ -444,23 +494,19 @@ class Game:
         else:
             self.decision = None
 
-    def _server_error_text(self, msg: dict[str, Any]) -> str:
+    def _server_error_text(self, msg: dict[str, Any], request: Any = None) -> str:
         """A refusal in the player's language, from its stable ``code`` (and ``rule``); the
         server's English ``message`` only for a code this client does not know."""
-        code = str(msg.get("code") or "")
-        key = f"code.{code}"
-        if key in self.tr.table:
-            text = self.tr(key)
-        else:
-            text = self.tr("err.server", message=safe_line(msg.get("message", "")))
+        text = refusal(self.tr, msg, request if isinstance(request, str) else None)
         if msg.get("rule"):
             text += " " + self.tr("err.rule", rule=msg["rule"])
         return text
 
     def _refusal(self, text: str, rule: str | None = None) -> None:
-        """Show a refusal; when it cites a rule, offer to read it (`rule`)."""
+        """Show a refusal; when it cites a rule, offer to read it (`rule`): the rule the
+        refusal itself cites (its first), not one of a reminder that follows it."""
         self.ui.error(text)
-        found = rule or next(iter(_RULE_IN_TEXT.findall(text)[-1:]), None)
+        found = rule or next(iter(_RULE_IN_TEXT.findall(text)), None)
         if found and texts.find(found, self.tr.lang) is not None:
             self.last_rule = found
             self.ui.say(self.tr("prompt.see_rule", rule=found), "dim")
@@ -488,7 +534,8 @@ class Game:
             if err.key == "err.gave_up" and not self.spectator and self.link.grace > 0:
                 name = None if self.link.name == default_name() else self.link.name
                 command = command_line("join", self.model.table, self.link.url, name)
-                self.ui.note(self.tr("bye.seat", grace=self.link.grace, command=command))
+                self.ui.note(self.tr("bye.seat", grace=self.link.grace))
+                self.ui.command(command, note=True)
             self.exit_code = 1
 
     # ------------------------------------------------------------------ turn timer
@@ -714,22 +761,36 @@ class Game:
     def _is_last_deal(self) -> bool:
         return self.model.state == "finished"
 
+    def _pause_text(self) -> str:
+        """The end-of-deal prompt: `r` reviews the tricks, or for a deal nobody took (no
+        tricks) shows the hands as dealt."""
+        m = self.model
+        key = "prompt.last_continue" if self._is_last_deal() else "prompt.continue"
+        last = m.finished_deals[-1][0] if m.finished_deals else None
+        if last is not None and last.taker is None and not last.tricks:
+            key += "_hands"
+        return self.tr(key)
+
     def _pause_prompt(self) -> None:
-        self.ui.prompt(
-            self.tr("prompt.last_continue" if self._is_last_deal() else "prompt.continue")
-        )
+        self.ui.prompt(self._pause_text())
 
     # ------------------------------------------------------------------ rejoining
 
     async def _report_missed(self, saved: dict[str, Any]) -> None:
         """After coming back to a kept seat: what happened while we were away (deals played
         and their results, moves the AI made for us), from the snapshot and the records."""
+        lines: list[str] = []
+        try:
+            await self._missed_lines(saved, lines)
+        finally:  # whatever happened, the table and our decision come after it
+            await self.queue.put(("call", lambda: self._show_missed(lines)))
+
+    async def _missed_lines(self, saved: dict[str, Any], lines: list[str]) -> None:
         m = self.model
         seat = m.seat
         left_at = int(saved.get("deal_no") or 0)
         own_before = int(saved.get("own") or 0)
         now = m.deal.deal_no if m.deal is not None else int(m.info.get("deal_no") or 0)
-        lines: list[str] = []
         if left_at and now > left_at:
             last_done = now if m.deal is not None and m.deal.phase == "over" else now - 1
             for no in range(left_at, last_done + 1):
@@ -740,20 +801,27 @@ class Game:
                 if no == left_at and seat is not None:
                     acts = d.own_actions(seat)[own_before:]
                     if acts:
-                        lines.append(self._moves_line(acts))
+                        lines.append(self._moves_line(acts, no))
             own_before = 0
         if m.deal is not None and seat is not None and m.deal.phase != "over":
             acts = m.deal.own_actions(seat)[own_before if now == left_at else 0 :]
             if acts:
-                lines.append(self._moves_line(acts))
+                lines.append(self._moves_line(acts, m.deal.deal_no))
+
+    async def _show_missed(self, lines: list[str]) -> None:
+        """The summary of what we missed, then the table once: with our decision when it is
+        our turn (the game loop asks it right after this), else on its own."""
+        self.reporting = False
+        m = self.model
         if lines:
             self.ui.note(self.tr("rejoin.title"))
             for line in lines:
                 self.ui.note("  " + line)
-        if m.deal is not None and not self.opts.json:
+        if m.deal is None or self.opts.json:
+            return
+        await self._act_if_due()
+        if self.decision is None and self.pending is None:
             self._show_table()
-        if self.decision is not None:
-            self.ui.prompt(self.decision.prompt())
 
     async def _game_over_on_arrival(self) -> None:
         """We came back to a table whose series is over: say so, show how it ended, leave."""
@@ -771,9 +839,10 @@ class Game:
     async def _finish(self) -> None:
         self.exit_code = 0
 
-    def _moves_line(self, acts: list[dict[str, Any]]) -> str:
+    def _moves_line(self, acts: list[dict[str, Any]], deal_no: int) -> str:
         return self.tr(
             "rejoin.moves",
+            deal=deal_no,
             n=len(acts),
             actions=", ".join(self._action_text(a) for a in acts),
         )
@@ -837,6 +906,8 @@ class Game:
         m = self.model
         if self.spectator or self.pending is not None or self.decision is not None:
             return
+        if self.reporting:
+            return  # after the summary of what we missed (_show_missed)
         if not self.link.connected:
             return  # once the seat is resumed the server prompts again
         if not m.my_turn() or m.deal is None or m.legal is None:
@@ -888,7 +959,7 @@ class Game:
 
     def _current_prompt(self) -> str | None:
         if self.paused:
-            return self.tr("prompt.last_continue" if self._is_last_deal() else "prompt.continue")
+            return self._pause_text()
         if self.decision is not None and self.pending is None:
             return self.decision.prompt()
         m = self.model

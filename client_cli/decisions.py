@@ -18,7 +18,7 @@ from rich.text import Text
 from . import cards as C
 from .i18n import Tr
 from .model import CONTRACTS
-from .render import CardStyle, numbered
+from .render import CardStyle, Items, numbered
 
 _SPLIT = re.compile(r"[\s,;]+")
 
@@ -62,6 +62,12 @@ class Decision:
     def card_label(self, code: str) -> str:
         return f"{self.cs.label(code)} ({self.tr.card_name(code)})"
 
+    def no_number(self, n: int, last: int) -> str:
+        """The refusal of a number that is not in the list 1..``last``."""
+        if last == 1:
+            return self.tr("err.number_one", n=n)
+        return self.tr("err.number", n=n, max=last)
+
     def read_card(self, token: str, by_number: dict[int, str]) -> tuple[str | None, str | None]:
         """(card, None) or (None, refusal) for one typed token: a list number or a code."""
         t = token.strip()
@@ -71,7 +77,7 @@ class Decision:
                 return by_number[n], None
             if not by_number:
                 return None, self.tr("err.unknown", text=t)
-            return None, self.tr("err.number", n=n, max=max(by_number))
+            return None, self.no_number(n, max(by_number))
         code = C.normalize(t, french=self.tr.lang == "fr")
         if code is None:
             return None, self.tr("err.unknown", text=t) + " " + self.tr("help.codes")
@@ -109,12 +115,15 @@ class BidDecision(Decision):
     def prompt(self) -> str:
         return self.tr("prompt.bid")
 
+    def options(self) -> list[str]:
+        return [f"{i}: {self.tr.contract(b)}" for i, b in enumerate(self.bids, 1)]
+
     def options_text(self) -> str:
-        return "  ".join(f"{i}: {self.tr.contract(b)}" for i, b in enumerate(self.bids, 1))
+        return "  ".join(self.options())
 
     def header(self) -> list[RenderableType]:
         return [
-            Text(self.options_text(), style="bold"),
+            Items(self.options(), style="bold"),  # wrapped between two bids, not inside one
             Text(self.tr("prompt.bid_help"), style="dim"),
         ]
 
@@ -397,7 +406,7 @@ class PoigneeDecision(Decision):
                 return Outcome(
                     action={"type": "poignee", "cards": list(self.options[n - 1]["default"])}
                 )
-            return Outcome(error=self.tr("err.number", n=n, max=len(self.options)))
+            return Outcome(error=self.no_number(n, len(self.options)))
         if yes_no(t, self.tr) is True and len(self.options) == 1:
             return Outcome(action={"type": "poignee", "cards": list(self.options[0]["default"])})
         cards: list[str] = []

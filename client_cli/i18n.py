@@ -20,6 +20,7 @@ from typing import Any
 
 from . import cards as C
 from .account_texts import TEXTS as ACCOUNT_TEXTS
+from .extra_texts import TEXTS as EXTRA_TEXTS
 
 LANGUAGES = ("en", "fr", "cs")
 
@@ -311,10 +312,10 @@ EN: dict[str, str] = {
     "join.why_taken": "another player sits there now",
     "watch.done": "You are watching table {table}. Ctrl-C to stop.",
     "bye": "Bye!",
-    "bye.seat": "Bye! An AI plays your seat; within {grace:.0f} s `{command}` gives it back to you.",
+    "bye.seat": "Bye! An AI plays your seat; within {grace:.0f} s this command gives it back to you:",
     # --- rejoining
     "rejoin.title": "While you were away:",
-    "rejoin.moves": "the AI made {n} {n:p:move|moves} for you: {actions}",
+    "rejoin.moves": "deal {deal}: the AI made {n} {n:p:move|moves} for you: {actions}",
     "rejoin.annulled": "deal {n} was annulled ({reason})",
     "rejoin.played_made": "deal {n}: {name} took a {contract} and made it by {d:num}; your score {score:num}",
     "rejoin.played_failed": "deal {n}: {name} took a {contract} and failed by {d:num}; your score {score:num}",
@@ -660,9 +661,9 @@ FR: dict[str, str] = {
     "join.why_taken": "un autre joueur l'occupe",
     "watch.done": "Vous regardez la table {table}. Ctrl-C pour arrêter.",
     "bye": "Au revoir !",
-    "bye.seat": "Au revoir ! Une IA joue votre place ; pendant {grace:.0f} s, `{command}` vous la rend.",
+    "bye.seat": "Au revoir ! Une IA joue votre place ; pendant {grace:.0f} s, cette commande vous la rend :",
     "rejoin.title": "Pendant votre absence :",
-    "rejoin.moves": "l'IA a joué {n} {n:p:coup|coups} pour vous : {actions}",
+    "rejoin.moves": "donne {deal} : l'IA a joué {n} {n:p:coup|coups} pour vous : {actions}",
     "rejoin.annulled": "la donne {n} a été annulée ({reason})",
     "rejoin.played_made": "donne {n} : {contract}, preneur {name}, faite de {d:num} ; votre score : {score:num}",
     "rejoin.played_failed": "donne {n} : {contract}, preneur {name}, chutée de {d:num} ; votre score : {score:num}",
@@ -1007,9 +1008,9 @@ CS: dict[str, str] = {
     "join.why_taken": "sedí tam teď jiný hráč",
     "watch.done": "Sledujete stůl {table}. Ctrl-C sledování ukončí.",
     "bye": "Na shledanou!",
-    "bye.seat": "Na shledanou! Vaše místo hraje počítač; do {grace:.0f} s vám ho `{command}` vrátí.",
+    "bye.seat": "Na shledanou! Vaše místo hraje počítač; do {grace:.0f} s vám ho vrátí tento příkaz:",
     "rejoin.title": "Během vaší nepřítomnosti:",
-    "rejoin.moves": "počítač za vás udělal {n} {n:p:tah|tahy|tahů}: {actions}",
+    "rejoin.moves": "rozdání {deal}: počítač za vás udělal {n} {n:p:tah|tahy|tahů}: {actions}",
     "rejoin.annulled": "rozdání {n} se zrušilo: {reason}",
     "rejoin.played_made": "rozdání {n}: {contract}, beroucí {name}, splněno o {d:num}; vaše skóre {score:num}",
     "rejoin.played_failed": "rozdání {n}: {contract}, beroucí {name}, nesplněno o {d:num}; vaše skóre {score:num}",
@@ -1137,6 +1138,8 @@ def translate_argparse(tr: Tr) -> None:
 
 MESSAGES: dict[str, dict[str, str]] = {"en": EN, "fr": FR, "cs": CS}
 for _lang, _texts in ACCOUNT_TEXTS.items():  # the account commands' texts (account_texts.py)
+    MESSAGES[_lang].update(_texts)
+for _lang, _texts in EXTRA_TEXTS.items():  # names, refusals by field, ... (extra_texts.py)
     MESSAGES[_lang].update(_texts)
 
 

@@ -21,6 +21,7 @@ from .i18n import LANGUAGES, Tr, detect_language, translate_argparse
 from .lineinput import LineInput
 from .model import TableModel
 from .net import Link, LinkError, ServerError, normalize_url
+from .refusals import field_path, name_error, player_name, refusal
 from .render import rules_view, safe_line, tables_view
 from .seats import state_dir
 from .settings import Settings
@@ -216,19 +217,43 @@ async def _list_tables(args: argparse.Namespace, link: Link, ui: UI, tr: Tr, url
 
 
 def _levels_text(tr: Tr, levels: list[dict[str, Any]]) -> str:
+    """The AI levels the server offers, each with what it is: the server's description (in
+    English), or this client's translation of it for a level it knows."""
     lines = [tr("cli.levels")]
     for lv in levels:
-        key = f"ai.{lv['level']}"
-        desc = tr(key) if key in tr.table else safe_line(str(lv.get("description") or ""))
-        lines.append(f"  {safe_line(lv['level'])}: {desc}")
+        level = str(lv["level"])
+        word_key, desc_key = f"ai.{level}", f"aidesc.{level}"
+        word = tr(word_key).split(" (")[0] if word_key in tr.table else level
+        given = safe_line(str(lv.get("description") or "")).strip()
+        if desc_key in tr.table and (tr.lang != "en" or not given):
+            desc = tr(desc_key)
+        else:
+            desc = given or word
+        head = safe_line(level) if word == level else f"{safe_line(level)} ({safe_line(word)})"
+        lines.append(tr("cli.level_line", level=head, description=desc))
     return "\n".join(lines)
+
+
+def check_names(args: argparse.Namespace, tr: Tr) -> str | None:
+    """Why a name given on the command line cannot be used (before connecting or asking for a
+    password), or None."""
+    for value, table in (
+        (args.name, False),
+        (getattr(args, "player", None) if args.command in ("register", "login") else None, False),
+        (getattr(args, "table_name", None) or None, True),
+    ):
+        if value is not None:
+            problem = name_error(tr, value, table=table)
+            if problem is not None:
+                return problem
+    return None
 
 
 async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> int:
     url = normalize_url(args.server)
     queue: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
     model = TableModel()
-    name = (args.name or default_name())[:32]
+    name = player_name(args)
     link = Link(url, name, queue, last_version=lambda: model.v)
     # the player key kept for this server, unless --name asks for a guest of another name
     kept = None if args.command in ("register", "login") else accounts.key_for(url, args.name)
@@ -260,6 +285,7 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
         if getattr(args, "ai", None) in ("list", "?", "help"):
             ui.say(_levels_text(tr, levels))
             return 0
+        ai_given = getattr(args, "ai", None) is not None
         if args.command in ("play", "create") and args.ai is None:
             args.ai = DEFAULT_AI if DEFAULT_AI in offered or not offered else offered[0]
         rejoin: dict[str, Any] | None = None
@@ -304,9 +330,9 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
                 elif args.command == "create":
                     ui.say(tr("create.done", table=table), "bold")
                     ui.say(tr("create.join"))
-                    ui.say("    " + command_line("join", table, url), "bold cyan")
+                    ui.command(command_line("join", table, url))
                     ui.say(tr("create.watch"))
-                    ui.say("    " + command_line("watch", table, url), "bold cyan")
+                    ui.command(command_line("watch", table, url))
                     if args.json:
                         join = command_line("join", table, url)
                         ui.raw({"type": "client_table", "table": table, "join": join})
@@ -323,14 +349,25 @@ async def _run(args: argparse.Namespace, tr: Tr, ui: UI, settings: Settings) -> 
                 ui.error(tr("err.full", table=tid))
             elif code == "seat_taken":
                 ui.error(tr("err.seat_taken"))
-            elif code == "invalid_field" and args.command in ("play", "create"):
-                ui.error(tr("err.server", message=safe_line(str(e.msg.get("message", "")))))
-                ui.say(_levels_text(tr, levels))
             else:
-                ui.error(tr("err.server", message=safe_line(str(e.msg.get("message", "")))))
+                request = "create_table" if args.command in ("play", "create") else args.command
+                msg = e.msg
+                if (
+                    code == "invalid_field"
+                    and not field_path(msg)
+                    and request == "create_table"
+                    and ai_given
+                    and args.ai not in offered
+                ):
+                    # the server names no field, but the --ai given is not one it offers
+                    msg = {**msg, "details": {"path": "$.ai"}}
+                ui.error(refusal(tr, msg, request))
+                if field_path(msg) == "$.ai" and request == "create_table":
+                    ui.say(_levels_text(tr, levels))  # an AI level the server does not offer
             return 1
         line_input.start(queue)
         ui.line_buffer = line_input.line_buffer
+        ui.editor = line_input.editor
         game = Game(
             link, queue, model, ui, opts, settings=settings, line_input=line_input, rejoin=rejoin
         )
@@ -367,7 +404,8 @@ def _bye(ui: UI, tr: Tr, model: TableModel, link: Link) -> None:
     if model.seat is not None and model.state == "playing" and link.token and link.grace > 0:
         name = None if link.name == default_name() else link.name
         command = command_line("join", model.table, link.url, name)
-        ui.note(tr("bye.seat", grace=link.grace, command=command))
+        ui.note(tr("bye.seat", grace=link.grace))
+        ui.command(command, note=True)
     else:
         ui.note(tr("bye"))
 
@@ -431,6 +469,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ui = UI(tr, json_mode=args.json)
     if args.command == "rules":
         return _rules_command(args, tr, ui)
+    problem = check_names(args, tr)
+    if problem is not None:
+        ui.error(problem)
+        return 2
     try:
         normalize_url(args.server)
     except LinkError as e:

@@ -13,7 +13,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -22,7 +23,7 @@ from protocol.text import CONTROL_CLASS
 
 from . import cards as C
 from .i18n import Tr, format_number
-from .model import DealModel, TableModel, pile_bonus, running_points
+from .model import DealModel, TableModel, pile_bonus, running_points, trick_gain
 
 STYLE = {
     "S": "bold",
@@ -50,6 +51,32 @@ def safe(text: str) -> str:
     as ``\\u202e``): the equivalent of :func:`protocol.text.printable` that keeps the newlines
     and tabs of multi-line texts."""
     return _CONTROL.sub(_spell, text)
+
+
+class Items:
+    """Choices side by side (``1: pass  2: prise (×1)``), wrapped between two choices, never
+    inside one (unless a single choice is wider than the terminal)."""
+
+    def __init__(self, items: list[str], style: str = "", sep: str = "  ") -> None:
+        self.items = items
+        self.style = style
+        self.sep = sep
+
+    def lines(self, width: int) -> list[str]:
+        out: list[str] = []
+        line = ""
+        for item in self.items:
+            if line and cell_len(line) + cell_len(self.sep) + cell_len(item) > width:
+                out.append(line)
+                line = ""
+            line = f"{line}{self.sep}{item}" if line else item
+        if line:
+            out.append(line)
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.lines(options.max_width):
+            yield Text(line, style=self.style)
 
 
 def safe_line(text: object) -> str:
@@ -584,7 +611,8 @@ def _sheet_rows(deals: list[DealModel]) -> list[list[DealModel]]:
 
 def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> RenderableType:
     """The whole deal: the hands as dealt and the chien, then every trick (who played what,
-    who won it, its points and the taker's running card points)."""
+    who won it, the card points its winners got, as the trick's message said, and the
+    taker's running card points). A deal nobody took has hands but no tricks: it says so."""
     parts: list[RenderableType] = []
     rec = deal.record or {}
     hands = rec.get("hands")
@@ -597,6 +625,15 @@ def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> Re
         if rec.get("chien"):
             h.add_row(tr("rev.chien"), cs.row(C.sort_cards(rec["chien"])))
         parts.append(h)
+    if not deal.tricks and deal.taker is None:
+        parts.append(Text(tr("rev.no_tricks")))
+        return Panel(
+            Group(*parts),
+            title=tr("rev.title", n=deal.deal_no),
+            title_align="left",
+            box=box.ROUNDED,
+            expand=False,
+        )
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     t.add_column(tr("rev.trick"), justify="right")
     for s in range(4):
@@ -605,6 +642,7 @@ def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> Re
     t.add_column(tr("rev.points"), justify="right")
     t.add_column(tr("rev.running"), justify="right")
     running = running_points(deal)
+    excuse_noted = False
     for i, trick in enumerate(deal.tricks):
         cells: list[Text] = [Text() for _ in range(4)]
         for j, code in enumerate(trick["cards"]):
@@ -615,15 +653,22 @@ def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> Re
             if seat == trick["winner"]:
                 cell.stylize("reverse")
             cells[seat] = cell
-        pts, run = running[i] if i < len(running) else (0.0, 0.0)
+        _, run = running[i] if i < len(running) else (0.0, 0.0)
+        # what the winners got: the Excuse of the other side stays with it (R8), as the
+        # trick's message said; the taker's total counts the Excuse on whichever side it is
+        gain = trick_gain(deal, i) if deal.taker is not None else C.points(trick["cards"])
+        mark = C.EXCUSE in trick["cards"] and gain != C.points(trick["cards"])
+        excuse_noted = excuse_noted or mark
         t.add_row(
             str(i + 1),
             *cells,
             seat_name(model, trick["winner"], tr),
-            fmt_points(pts, tr),
+            fmt_points(gain, tr) + ("*" if mark else ""),
             fmt_points(run, tr) if deal.taker is not None else "",
         )
     parts.append(t)
+    if excuse_noted:
+        parts.append(Text(tr("rev.excuse_note"), style="dim"))
     r = deal.result or {}
     if deal.taker is not None and r.get("status") == "played":
         if deal.contract == "garde_contre":

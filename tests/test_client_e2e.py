@@ -37,7 +37,9 @@ PROMPTS = {
     "chelem": r"Announce a chelem\?.*\] > ",
     "poignee": r"Show a poignée\? > ",
     "card": r"Your card(?: \(Enter: \S+, the only one you may play\))? > ",
-    "pause": r"Enter: (?:continue|finish) · r: review the deal trick by trick > ",
+    # after a deal nobody took, `r` shows the hands: there are no tricks to review
+    "pause": r"Enter: (?:continue|finish) · r: (?:review the deal trick by trick|the hands as "
+    r"dealt \(nobody took: no tricks\)) > ",
 }
 
 
@@ -574,9 +576,9 @@ def test_ctrl_c_leaves_cleanly_and_join_takes_the_seat_back(
     expect_prompt(child)
     tid = table_id(child.before)
     child.sendcontrol("c")
-    child.expect(
-        r"Bye! An AI plays your seat; within \d+ s\s+`atout join --server \S+\s+--name\s+Ann\s+"
-        r"(?:--\s+)?([^`\s]+)`\s+gives"
+    child.expect(  # the command on a line of its own, to copy (finding 5)
+        r"Bye! An AI plays your seat; within \d+ s this command gives it back to you:\r\n"
+        r"    atout join --server \S+ --name Ann (?:-- )?(\S+)\r\n"
     )
     assert child.match.group(1) == tid
     child.expect(pexpect.EOF)
@@ -862,7 +864,7 @@ def test_a_long_outage_is_one_status_line_and_ends_with_how_to_come_back(
         proxy.cut()
         child.expect(r"Could not reconnect to the server for two minutes; giving up\.", timeout=30)
         outage = child.before
-        child.expect(rf"`atout join --server \S+\s+--name\s+Rex\s+(?:--\s+)?{re.escape(tid)}`")
+        child.expect(rf"\r\n    atout join --server \S+ --name Rex (?:-- )?{re.escape(tid)}\r\n")
         child.expect(pexpect.EOF)
         child.close()
         lost = outage[outage.index("Connection lost") :]
@@ -905,3 +907,227 @@ def test_rejoining_tells_what_happened_and_reviews_earlier_deals(tmp_path: Path)
         back.close()
     finally:
         server.stop()
+
+
+# ---------------------------------------------------------------------- tester's findings
+
+
+class Screen:
+    """A small terminal emulator (the part of xterm that readline and the client use): what a
+    player would see, from what the client wrote. Auto-margins with a pending wrap, as xterm."""
+
+    CSI = re.compile(r"\x1b\[([?>=]?)([0-9;]*)([@A-Za-z])")
+    OTHER = re.compile(r"\x1b[()][0-9A-Za-z]|\x1b.")
+
+    def __init__(self, cols: int, rows: int = 50) -> None:
+        self.cols, self.rows = cols, rows
+        self.lines = [[" "] * cols for _ in range(rows)]
+        self.x = self.y = 0
+        self.pending = False
+
+    def feed(self, text: str) -> Screen:
+        i = 0
+        while i < len(text):
+            ch = text[i]
+            if ch == "\x1b":
+                m = self.CSI.match(text, i)
+                if m:
+                    self._csi(m.group(1), m.group(2), m.group(3))
+                    i = m.end()
+                else:
+                    o = self.OTHER.match(text, i)
+                    i = o.end() if o else i + 1
+                continue
+            if ch == "\r":
+                self.x, self.pending = 0, False
+            elif ch == "\n":
+                self._down()
+                self.pending = False
+            elif ch == "\b":
+                self.pending = False
+                self.x = max(0, self.x - 1)
+            elif ch >= " ":
+                if self.pending:
+                    self.x, self.pending = 0, False
+                    self._down()
+                self.lines[self.y][self.x] = ch
+                if self.x == self.cols - 1:
+                    self.pending = True
+                else:
+                    self.x += 1
+            i += 1
+        return self
+
+    def _down(self) -> None:
+        if self.y == self.rows - 1:
+            self.lines.pop(0)
+            self.lines.append([" "] * self.cols)
+        else:
+            self.y += 1
+
+    def _csi(self, private: str, params: str, op: str) -> None:
+        nums = [int(p) if p else 0 for p in params.split(";")] if params else []
+        n = max(1, nums[0]) if nums else 1
+        self.pending = False if op not in "mhl" else self.pending
+        if private:
+            return
+        row = self.lines[self.y]
+        if op == "A":
+            self.y = max(0, self.y - n)
+        elif op == "B":
+            self.y = min(self.rows - 1, self.y + n)
+        elif op == "C":
+            self.x = min(self.cols - 1, self.x + n)
+        elif op == "D":
+            self.x = max(0, self.x - n)
+        elif op == "G":
+            self.x = min(self.cols - 1, n - 1)
+        elif op in "Hf":
+            r = nums[0] if nums else 1
+            c = nums[1] if len(nums) > 1 else 1
+            self.y, self.x = max(0, r - 1), max(0, c - 1)
+        elif op == "K":
+            mode = nums[0] if nums else 0
+            lo, hi = {0: (self.x, self.cols), 1: (0, self.x + 1), 2: (0, self.cols)}[mode]
+            row[lo:hi] = [" "] * (hi - lo)
+        elif op == "J":
+            mode = nums[0] if nums else 0
+            if mode == 0:
+                row[self.x :] = [" "] * (self.cols - self.x)
+                for r in range(self.y + 1, self.rows):
+                    self.lines[r] = [" "] * self.cols
+            else:
+                self.lines = [[" "] * self.cols for _ in range(self.rows)]
+        elif op == "P":
+            del row[self.x : self.x + n]
+            row.extend([" "] * (self.cols - len(row)))
+        elif op == "@":
+            row[self.x : self.x] = [" "] * n
+            del row[self.cols :]
+        elif op == "X":
+            row[self.x : self.x + n] = [" "] * min(n, self.cols - self.x)
+
+    def text(self, y: int) -> str:
+        return "".join(self.lines[y]).rstrip()
+
+    def prompt_row(self, prompt: str) -> int:
+        return max(y for y in range(self.rows) if self.text(y).startswith(prompt))
+
+    def logical_line(self, y: int) -> tuple[str, int]:
+        """(the line that starts at row ``y``, with the rows it wraps onto, how many rows)."""
+        rows: list[str] = []
+        while y < self.rows and self.text(y):
+            rows.append("".join(self.lines[y]))
+            y += 1
+        return "".join(rows).rstrip(), len(rows)
+
+
+def _screen(child: pexpect.spawn, cols: int) -> Screen:
+    """What the terminal shows now (the client's output so far, through :class:`Screen`)."""
+    time.sleep(0.5)  # let readline draw
+    with contextlib.suppress(pexpect.TIMEOUT):
+        child.read_nonblocking(100000, timeout=0.2)
+    child.logfile_read.flush()
+    with open(child.logfile_read.name, encoding="utf-8", newline="") as f:  # keep the \r
+        return Screen(cols).feed(f.read())
+
+
+def _to_prompt(child: pexpect.spawn, want: str) -> None:
+    for _ in range(80):
+        kind = expect_prompt(child)
+        if kind == want:
+            return
+        answer(child, kind)
+    pytest.skip(f"no {want} prompt")
+
+
+def test_readline_owns_the_prompt_long_lines_ctrl_u_and_ctrl_l(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    """Finding 1 (b, c, d): at a 60-column card prompt, 60 characters then 18 backspaces show
+    the 42 left after the prompt (not 30); Ctrl-U erases the line, not the prompt; Ctrl-L
+    clears the screen and draws the prompt and the line again at the top."""
+    cols = 60
+    child = spawn(
+        ["play", "--server", server.url, "--name", "Ann", "--deals", "4"],
+        tmp_path,
+        TERM="xterm",
+        COLUMNS=str(cols),
+    )
+    child.setwinsize(50, cols)
+    _to_prompt(child, "card")
+    typed = "".join(c * 10 for c in "abcdef")
+    child.send(typed)
+    screen = _screen(child, cols)
+    line, _ = screen.logical_line(screen.prompt_row("Your card"))
+    prompt = line[: line.index("> ") + 2]  # `Your card > `, or with the only card to play
+    assert line == prompt + typed
+    child.send("\x7f" * 18)
+    screen = _screen(child, cols)
+    row = screen.prompt_row("Your card")
+    line, rows = screen.logical_line(row)
+    assert line == prompt + typed[:42], line  # not 30 characters shown for 42 typed
+    assert rows == (len(prompt) + 42) // cols + 1  # the rows the erased part took are blank
+    assert (screen.y, screen.x) == (row + (len(prompt) + 42) // cols, (len(prompt) + 42) % cols)
+    child.send("\x15")  # Ctrl-U: the line goes, the prompt stays
+    screen = _screen(child, cols)
+    assert screen.logical_line(screen.prompt_row("Your card"))[0] == prompt.rstrip()
+    child.send("zz")
+    child.send("\x0c")  # Ctrl-L: a clear screen, the prompt and the line at the top
+    screen = _screen(child, cols)
+    assert screen.logical_line(0)[0] == prompt + "zz"
+    assert (screen.y, screen.x) == divmod(len(prompt) + 2, cols)
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    child.close()
+
+
+def test_enter_on_an_empty_line_ends_the_line_and_ctrl_d_asks_first(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    """Finding 1a: Enter on an empty line printed no newline (the next message landed on the
+    prompt line). Finding 11: Ctrl-D left at once mid-deal; it asks as `quit` does."""
+    child = spawn(["play", "--server", server.url, "--name", "Ann", "--deals", "2"], tmp_path)
+    kind = expect_prompt(child)
+    child.sendline("")
+    if kind == "bid":
+        child.expect(r"\r\n(?:\r)?Please type something")
+        assert child.before == ""  # right after the prompt: the line ended, nothing else
+        assert expect_prompt(child) == "bid"
+    child.sendcontrol("d")
+    child.expect(r"\r\nLeave the table\? The AI plays your seat until you come back \[y/N\] > ")
+    child.sendline("n")
+    expect_prompt(child)  # still at the table
+    child.sendcontrol("d")
+    child.expect(r"Leave the table\?")
+    child.sendcontrol("d")  # a second Ctrl-D: yes
+    child.expect(r"this command gives it back to you:\r\n    atout join ")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_ai_levels_come_with_the_servers_descriptions(server: ServerProc, tmp_path: Path) -> None:
+    """Finding 4: `--ai list` showed `easy: easy`; `--ai bogus` answered with the server's
+    English list of every accepted level instead of the offered ones."""
+    env = {**os.environ, "COLUMNS": "200", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8",
+           "ATOUT_STATE_DIR": str(tmp_path / "state")}  # fmt: skip
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(BIN / "atout"), *args, "--server", server.url, "--name", "Ann"],
+            capture_output=True, text=True, timeout=30, env=env, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    out = run("--lang", "en", "create", "--ai", "list")
+    assert out.returncode == 0
+    assert re.search(r"  easy: \S+ .*\n  normal: \S+ .*\n  strong: \S+", out.stdout), out.stdout
+    assert "easy: easy" not in out.stdout
+    out = run("--lang", "fr", "create", "--ai", "bogus")
+    assert out.returncode == 1
+    text = out.stdout + out.stderr
+    assert "Le serveur ne propose pas ce niveau d'IA (--ai)." in text
+    assert "easy (facile) : " in text and "known:" not in text and "heuristic" not in text
+    out = run("--lang", "en", "create", "--deals", "0")
+    text = out.stdout + out.stderr
+    assert out.returncode == 1 and "AI levels" not in text, text

@@ -831,16 +831,25 @@ def test_the_rejoin_report_says_what_happened_while_away() -> None:
     game.rejoin = {"deal_no": 1, "own": 1}
     rng = random.Random(9)
     st = new_deal(rng, dealer=0)
-    for _ in range(6):  # deal 2 under way: bids, maybe more
-        if st.phase == OVER:
+    acted = 0
+    for _ in range(60):  # deal 2 under way: the AI acted for us, and it is our turn again
+        if st.phase == OVER or (acted and st.turn == 0):
             break
+        acted += st.turn == 0
         st = apply(st, _policy(1, True, rng)(st))
+    assert st.phase != OVER and st.turn == 0 and acted
     snap = {"type": "snapshot", "table": "T1", "v": 300, "seat": 0,
             "info": {**_info(), "deal_no": 2, "scored": 1}, "deal": view(st, 0)}  # fmt: skip
 
     async def go() -> None:
         game._on_message(snap)
+        await game._act_if_due()  # as the game loop does after each message
         await asyncio.gather(*game.tasks)
+        while not game.queue.empty():  # the loop runs what the report queued
+            item = game.queue.get_nowait()
+            if item[0] == "call":
+                await item[1]()
+            await game._act_if_due()
 
     asyncio.run(go())
     text = out.getvalue()
@@ -848,9 +857,11 @@ def test_the_rejoin_report_says_what_happened_while_away() -> None:
     r = first.result
     word = "made it" if r.get("won") else "failed"
     assert f"deal 1: AI {r['taker']}" in text or "deal 1: You took" in text or word in text
-    own_now = game.model.deal.own_actions(0)
-    if own_now:
-        assert "the AI made" in text
+    assert "deal 2: the AI made" in text  # finding 8: the moves name their deal
+    # finding 8: the summary first, then the table once, with our decision
+    assert game.model.my_turn()
+    assert text.count("Table T1 ·") == 1, text
+    assert text.index("While you were away:") < text.index("Table T1 ·") < text.rindex(" > ")
 
 
 def test_trick_points_leave_the_excuse_with_its_side() -> None:

@@ -1,0 +1,115 @@
+"""Texts of the checks made before connecting (names, passwords), of refusals told by their
+field, of the AI levels' descriptions, and of a few screens (a rejoin's summary, a deal nobody
+took, the review's Excuse note), merged into :data:`client_cli.i18n.MESSAGES`: English, French
+and Czech, the team's vocabulary."""
+
+from __future__ import annotations
+
+EN: dict[str, str] = {
+    # --- names given on the command line (client_cli/refusals.py)
+    "name.bad": "The name “{name}” cannot be used: {why}.",
+    "name.bad_table": "The table name “{name}” cannot be used: {why}.",
+    "name.why_empty": "it is empty, and a name has 1 to {max} characters",
+    "name.why_long": "it has {n} characters, and a name has at most {max}",
+    "name.why_control": "it holds control characters (written here as \\u…), which no name may hold",
+    "name.why_blank": "it shows nothing (only spaces or invisible characters)",
+    # --- `invalid_field` refusals, by `details.path`
+    "field.name": "The server refused the name: a name has 1 to 32 characters, shows something and holds no control characters.",
+    "field.table_name": "The server refused the table name (--table-name): it has 1 to 64 characters, shows something and holds no control characters.",
+    "field.ai": "The server does not offer this AI level (--ai).",
+    "field.password": "A password has 8 to 256 characters.",
+    "field.table": "That is not a table id (1 to 64 characters).",
+    "field.seat": "There is no such seat: seats are numbered 0 to 3 (--seat).",
+    "field.deals": "The server does not accept this number of deals (--deals).",
+    "field.target_score": "The server does not accept this target score (--target-score).",
+    "field.think_delay": "The server does not accept this AI delay (--think-delay).",
+    "field.deal_pause": "The server does not accept this pause between deals (--deal-pause).",
+    "field.turn_timer": "The server does not accept this turn timer (--turn-timer).",
+    "field.other": "The server could not read the field “{field}” of the request.",
+    # --- `--ai list`
+    "cli.level_line": "  {level}: {description}",
+    "aidesc.easy": "Plays by the rules and simple habits, and often misses the best card.",
+    "aidesc.normal": "Bids, discards and plays like a club player; answers at once.",
+    "aidesc.strong": "Thinks ahead by simulating the hidden cards; the hardest opponent.",
+    "aidesc.heuristic": "The same player as normal (its former name).",
+    "aidesc.random": "Any legal move, at random (for tests).",
+    # --- passwords
+    "acct.again": "Type it again.",
+    "acct.differ": "The two passwords differ.",
+    # --- screens
+    "prompt.continue_hands": "Enter: continue · r: the hands as dealt (nobody took: no tricks)",
+    "prompt.last_continue_hands": "Enter: finish · r: the hands as dealt (nobody took: no tricks)",
+    "rev.no_tricks": "Nobody took this deal: it was not played, so there are no tricks to review.",
+    "rev.excuse_note": "*: the trick's winners did not get the Excuse (R8): it stayed with its side, which gave them 0.5 for it (R8.1), or in the last trick it went to the other side (R8.2).",
+    "err.number_one": "There is no number {n}: the list has only number 1.",
+}
+
+FR: dict[str, str] = {
+    "name.bad": "Le nom « {name} » ne peut pas servir : {why}.",
+    "name.bad_table": "Le nom de table « {name} » ne peut pas servir : {why}.",
+    "name.why_empty": "il est vide, et un nom a de 1 à {max} caractères",
+    "name.why_long": "il a {n} caractères, et un nom en a au plus {max}",
+    "name.why_control": "il contient des caractères de contrôle (écrits ici \\u…), interdits dans un nom",
+    "name.why_blank": "il n'affiche rien (seulement des espaces ou des caractères invisibles)",
+    "field.name": "Le serveur a refusé le nom : un nom a de 1 à 32 caractères, affiche quelque chose et ne contient aucun caractère de contrôle.",
+    "field.table_name": "Le serveur a refusé le nom de la table (--table-name) : il a de 1 à 64 caractères, affiche quelque chose et ne contient aucun caractère de contrôle.",
+    "field.ai": "Le serveur ne propose pas ce niveau d'IA (--ai).",
+    "field.password": "Un mot de passe a de 8 à 256 caractères.",
+    "field.table": "Ce n'est pas un identifiant de table (de 1 à 64 caractères).",
+    "field.seat": "Cette place n'existe pas : les places sont numérotées de 0 à 3 (--seat).",
+    "field.deals": "Le serveur n'accepte pas ce nombre de donnes (--deals).",
+    "field.target_score": "Le serveur n'accepte pas ce score à atteindre (--target-score).",
+    "field.think_delay": "Le serveur n'accepte pas ce délai de l'IA (--think-delay).",
+    "field.deal_pause": "Le serveur n'accepte pas cette pause entre les donnes (--deal-pause).",
+    "field.turn_timer": "Le serveur n'accepte pas ce temps de jeu (--turn-timer).",
+    "field.other": "Le serveur n'a pas pu lire le champ « {field} » de la demande.",
+    "cli.level_line": "  {level} : {description}",
+    "aidesc.easy": "Joue selon les règles et des habitudes simples, et manque souvent la meilleure carte.",
+    "aidesc.normal": "Annonce, écarte et joue comme un joueur de club ; répond aussitôt.",
+    "aidesc.strong": "Réfléchit en simulant les cartes cachées ; l'adversaire le plus difficile.",
+    "aidesc.heuristic": "Le même joueur que normal (son ancien nom).",
+    "aidesc.random": "N'importe quel coup permis, au hasard (pour les tests).",
+    "acct.again": "Tapez-le de nouveau.",
+    "acct.differ": "Les deux mots de passe diffèrent.",
+    "prompt.continue_hands": "Entrée : continuer · r : les mains distribuées (personne n'a pris : pas de plis)",
+    "prompt.last_continue_hands": "Entrée : terminer · r : les mains distribuées (personne n'a pris : pas de plis)",
+    "rev.no_tricks": "Personne n'a pris cette donne : elle n'a pas été jouée, il n'y a donc pas de plis à revoir.",
+    "rev.excuse_note": "* : les gagnants du pli n'ont pas eu l'Excuse (R8) : elle est restée à son camp, qui leur a donné 0,5 pour elle (R8.1), ou au dernier pli elle est allée au camp adverse (R8.2).",
+    "err.number_one": "Il n'y a pas de numéro {n} : la liste n'a que le numéro 1.",
+}
+
+CS: dict[str, str] = {
+    "name.bad": "Jméno „{name}“ nelze použít: {why}.",
+    "name.bad_table": "Název stolu „{name}“ nelze použít: {why}.",
+    "name.why_empty": "nic neobsahuje, a jméno má 1 až {max} znaků",
+    "name.why_long": "má {n} {n:p:znak|znaky|znaků}, a jméno smí mít nejvýš {max}",
+    "name.why_control": "obsahuje řídicí znaky (zde zapsané jako \\u…), které jméno mít nesmí",
+    "name.why_blank": "nic nezobrazuje (jen mezery nebo neviditelné znaky)",
+    "field.name": "Server odmítl jméno: jméno má 1 až 32 znaků, něco zobrazuje a neobsahuje řídicí znaky.",
+    "field.table_name": "Server odmítl název stolu (--table-name): má 1 až 64 znaků, něco zobrazuje a neobsahuje řídicí znaky.",
+    "field.ai": "Server tuto úroveň počítače nenabízí (--ai).",
+    "field.password": "Heslo má 8 až 256 znaků.",
+    "field.table": "To není identifikátor stolu (1 až 64 znaků).",
+    "field.seat": "Takové místo není: místa mají čísla 0 až 3 (--seat).",
+    "field.deals": "Server tento počet rozdání nepřijímá (--deals).",
+    "field.target_score": "Server toto cílové skóre nepřijímá (--target-score).",
+    "field.think_delay": "Server tuto prodlevu počítače nepřijímá (--think-delay).",
+    "field.deal_pause": "Server tuto přestávku mezi rozdáními nepřijímá (--deal-pause).",
+    "field.turn_timer": "Server tento čas na tah nepřijímá (--turn-timer).",
+    "field.other": "Server nedokázal přečíst pole „{field}“ požadavku.",
+    "cli.level_line": "  {level}: {description}",
+    "aidesc.easy": "Hraje podle pravidel a jednoduchých zvyků a často mine nejlepší kartu.",
+    "aidesc.normal": "Draží, odhazuje a hraje jako klubový hráč; odpovídá hned.",
+    "aidesc.strong": "Přemýšlí dopředu a simuluje skryté karty; nejtěžší soupeř.",
+    "aidesc.heuristic": "Tentýž hráč jako normal (jeho dřívější název).",
+    "aidesc.random": "Jakýkoli povolený tah, náhodně (pro testy).",
+    "acct.again": "Zadejte ho znovu.",
+    "acct.differ": "Hesla se liší.",
+    "prompt.continue_hands": "Enter: pokračovat · r: rozdané karty (nikdo nebral: žádné zdvihy)",
+    "prompt.last_continue_hands": "Enter: konec · r: rozdané karty (nikdo nebral: žádné zdvihy)",
+    "rev.no_tricks": "Toto rozdání nikdo nevzal: nehrálo se, a tak nejsou žádné zdvihy k projití.",
+    "rev.excuse_note": "*: vítězové zdvihu Výmluvu nedostali (R8): zůstala její straně, která jim za ni dala 0,5 (R8.1), nebo v posledním zdvihu přešla na druhou stranu (R8.2).",
+    "err.number_one": "Číslo {n} v seznamu není: je v něm jen číslo 1.",
+}
+
+TEXTS = {"en": EN, "fr": FR, "cs": CS}
