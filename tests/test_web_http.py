@@ -237,6 +237,10 @@ def test_czech_texts_use_the_team_vocabulary() -> None:
         assert banned not in text, banned
     for word in ("zdvih", "trumf", "výmluva", "beroucí", "obránc", "bout", "odhoz", "dražba"):
         assert word in text, word
+    # The AI is "počítač" everywhere, as in the rest of the Czech texts (not "AI").
+    raw = (STATIC / "js" / "lang" / "cs.js").read_text()
+    values = re.findall(r':\s*"((?:[^"\\]|\\.)*)"', raw)
+    assert not [v for v in values if re.search(r"\bAI\b", v)], "AI in the Czech texts"
 
 
 def test_rule_texts_are_served_when_present(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ LOCALES = {"en": "en-GB", "fr": "fr-FR", "cs": "cs-CZ"}
 WORDS = {  # words each language's pages must show (and the others not)
     "en": ("Play against 3 AI", "Contract", "pays"),
     "fr": ("Jouer contre 3 IA", "Contrat", "paie"),
-    "cs": ("Hrát proti 3 AI", "Kontrakt", "platí"),
+    "cs": ("Hrát proti 3 počítačům", "Kontrakt", "platí"),
 }
 
 

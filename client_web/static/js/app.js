@@ -16,6 +16,7 @@ import { cardSVG } from "./cards.js";
 const DEFAULT_LEVELS = ["easy", "normal", "strong"];
 const KNOWN_LEVELS = ["random", "heuristic", "strong", "easy", "normal"];
 const LOBBY_PAGE = 20; // tables asked for at a time (list_tables.limit)
+const HELD_CHECKED = 5; // the most recent tables where we hold a seat token, checked at the start page
 
 // A player's name as the server takes it (PROTOCOL.md 2, hello.name): 1 to 32 characters, at
 // least one of them visible, and no control character (C0, DEL, C1, line and paragraph
@@ -186,7 +187,11 @@ class Landing {
     this.total = null;
     this.error = null;
     this.loading = true;
-    this.onOpen = () => this.refresh();
+    this.held = []; // open tables where this browser holds a seat: [{table, name}]
+    this.onOpen = () => {
+      this.refresh();
+      this.checkHeld();
+    };
     this.onState = (e) => {
       if (e.detail.state !== "reconnecting" || !e.detail.code) return;
       this.error = e.detail.code === 4010 ? t("net.crowded") : t("err.connect");
@@ -205,7 +210,69 @@ class Landing {
       this.loading = false;
       this.renderLobby();
     });
-    if (c.state === "open") this.refresh();
+    if (c.state === "open") {
+      this.refresh();
+      this.checkHeld();
+    }
+  }
+
+  /**
+   * The tables where this browser still holds a seat (after the browser's Back during a deal,
+   * or a page opened afresh within the grace period): each is offered as "Return to your table".
+   * A table is asked about by watching it for a moment (its snapshot says whether it is open and
+   * our seat still a player's), or it answers that this connection sits there already.
+   */
+  async checkHeld() {
+    const c = app.conn;
+    if (!c || c.state !== "open" || this.checking) return;
+    this.checking = true;
+    const found = [];
+    try {
+      for (const saved of store.heldSeats().slice(0, HELD_CHECKED)) {
+        const open = await this.heldOpen(c, saved);
+        if (open) found.push({ table: saved.table, name: open.name || saved.name || null });
+      }
+    } finally {
+      this.checking = false;
+    }
+    this.held = found;
+    this.checked = true;
+    this.renderReturn();
+  }
+
+  /** Whether the table of a stored seat is open with our seat a player's: {name} or null. */
+  async heldOpen(c, saved) {
+    let onSnap = null;
+    const snap = new Promise((resolve) => {
+      onSnap = (e) => { if (e.detail.type === "snapshot" && e.detail.table === saved.table) resolve(e.detail); };
+      c.addEventListener("message", onSnap);
+      setTimeout(() => resolve(null), 5000);
+    });
+    try {
+      await c.request({ type: "watch", table: saved.table });
+    } catch (e) {
+      c.removeEventListener("message", onSnap);
+      if (e.code === "already_seated") return { name: saved.name }; // this connection sits there (Back)
+      if (e.code === "wrong_worker" || e.code === "table_moving") return { name: saved.name }; // elsewhere: the table page will see
+      return null; // no_such_table (closed), or we cannot tell
+    }
+    const m = await snap;
+    c.removeEventListener("message", onSnap);
+    c.request({ type: "unwatch", table: saved.table }).catch(() => {});
+    if (!m || !m.info || m.info.state === "closed") return null;
+    const seat = m.info.seats && m.info.seats[saved.seat];
+    return seat && seat.kind === "human" ? { name: m.info.name } : null;
+  }
+
+  renderReturn() {
+    const box = this.returnBox;
+    if (!box) return;
+    clear(box);
+    box.hidden = !this.held.length;
+    if (this.checked) box.dataset.checked = "true"; // (for the tests: the tables were asked about)
+    this.held.forEach((x, i) => box.append(h("div", { class: "return-row" },
+      h("p", {}, x.name ? t("landing.return_at", { name: x.name }) : t("landing.return_seat")),
+      h("a", { class: "button primary", href: "#/t/" + x.table, id: i === 0 ? "return-table" : null, dataset: { table: x.table } }, t("landing.return")))));
   }
 
   dispose() {
@@ -365,8 +432,10 @@ class Landing {
     });
 
     this.lobbyBox = h("section", { class: "lobby", "aria-labelledby": "lobby-title" });
+    this.returnBox = h("section", { class: "return-box", id: "return-box", "aria-label": t("landing.return"), hidden: true });
     this.root.append(
       h("div", { class: "landing" },
+        this.returnBox,
         h("section", { class: "hero" },
           h("div", { class: "hero-text" },
             h("h1", {}, t("landing.title")),
@@ -380,6 +449,7 @@ class Landing {
           this.joinForm())));
     const heroBox = this.root.querySelector(".hero-cards");
     for (const c of ["T21", "EX", "HK", "T1"]) heroBox.append(h("span", { class: "hero-card" }, cardSVG(c, currentLanguage(), t("card.excuse_short"))));
+    this.renderReturn();
     this.renderLobby();
   }
 

@@ -39,6 +39,15 @@ export function setSeat(table, data) {
   write(SEATS, all);
 }
 
+/** The tables where this browser holds a seat token, the most recent first: [{table, ...}]. */
+export function heldSeats() {
+  const all = read(SEATS, {});
+  return Object.keys(all)
+    .filter((k) => all[k] && typeof all[k].token === "string" && all[k].token)
+    .map((k) => ({ ...all[k], table: k }))
+    .sort((a, b) => (b.at || 0) - (a.at || 0));
+}
+
 export function dropSeat(table) {
   const all = read(SEATS, {});
   delete all[table];

@@ -237,7 +237,7 @@ export class TableView {
       if (msg.seat == null && this.status !== "watching") this.status = "watching";
       if (msg.seat != null) {
         this.status = "joined";
-        store.setSeat(this.tid, { v: msg.v, seat: msg.seat });
+        store.setSeat(this.tid, { v: msg.v, seat: msg.seat, name: msg.info && msg.info.name });
       }
       this.promptKey = null;
       this.deadline = null;
