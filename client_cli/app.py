@@ -81,6 +81,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 }
 _COMMAND_OF = {w: c for c, words in COMMANDS.items() for w in words}
 _RULE_IN_TEXT = re.compile(r"\b(R\d+(?:\.\d+)?)\b")
+#: Seconds a rejoin's summary may take to fetch the deals missed before the table is shown.
+REPORT_WAIT = 2.0
 REMINDERS = (30, 10, 5)  # seconds left on a turn timer when the player is reminded
 
 
@@ -781,7 +783,10 @@ class Game:
         and their results, moves the AI made for us), from the snapshot and the records."""
         lines: list[str] = []
         try:
-            await self._missed_lines(saved, lines)
+            # The server's turn timer runs on while the records are fetched (a resume does not
+            # start it again): what is known after REPORT_WAIT is told, then the table.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._missed_lines(saved, lines), REPORT_WAIT)
         finally:  # whatever happened, the table and our decision come after it
             await self.queue.put(("call", lambda: self._show_missed(lines)))
 

@@ -120,6 +120,10 @@ class LineInput:
             self.editor = Editor.open(self.readline, fd, post)
             if self.editor is not None:
                 self.editor.start()
+                with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
+                    import signal
+
+                    loop.add_signal_handler(signal.SIGCONT, self.editor.continued)
                 return
             lines = self._readline_lines
         else:
@@ -163,11 +167,15 @@ class Editor:
         self.hidden = False  # moved below the line for output: draw it again before typing
         self.point = 0  # where the cursor was in the line when it was hidden
         self.stopped = False
+        self.removed = False  # readline's handler removed (the terminal given back)
+        self.thread: threading.Thread | None = None
         self.size: os.terminal_size | None = None
         self.jobs: deque[tuple[Callable[[], None], threading.Event]] = deque()
         self.lock = threading.Lock()
         self.wake_r, self.wake_w = os.pipe()
         self.handler = self._HANDLER(self._on_line)  # kept: readline holds a pointer to it
+        # rl_free (readline 6.3+), else the C library's free: readline allocates with malloc
+        self.free = getattr(lib, "rl_free", None) or ctypes.CDLL(None).free
         self.rl_point = ctypes.c_int.in_dll(lib, "rl_point")
         self.rl_end = ctypes.c_int.in_dll(lib, "rl_end")
 
@@ -178,8 +186,10 @@ class Editor:
             return None
         try:
             lib = ctypes.CDLL(readline.__file__)
-            for name in ("rl_callback_handler_install", "rl_callback_read_char", "rl_set_prompt",
-                         "rl_forced_update_display", "rl_redisplay", "rl_resize_terminal"):  # fmt: skip
+            for name in ("rl_callback_handler_install", "rl_callback_handler_remove",
+                         "rl_callback_read_char", "rl_set_prompt", "rl_forced_update_display",
+                         "rl_redisplay", "rl_resize_terminal", "rl_set_screen_size",
+                         "rl_prep_terminal", "rl_deprep_terminal"):  # fmt: skip
                 getattr(lib, name)
             # Python keeps its own signal handlers (Ctrl-C reaches the game, not readline);
             # the window size is followed here (:meth:`_follow_size`).
@@ -205,9 +215,23 @@ class Editor:
         self._call(self._redraw)
 
     def stop(self) -> None:
+        """End the thread: readline's handler removed (the terminal as readline found it) by
+        the thread itself, which is waited for, so that nothing of readline runs after this
+        (the caller then writes the history and restores the terminal)."""
+        if self.stopped:
+            return
+        self._call(self._remove)
         self.stopped = True
         with contextlib.suppress(OSError):
             os.write(self.wake_w, b"x")
+        thread = self.thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(EDITOR_WAIT)
+
+    def _remove(self) -> None:
+        self._hide()
+        self.lib.rl_callback_handler_remove()
+        self.removed = True
 
     def _call(self, job: Callable[[], None]) -> None:
         if self.stopped:
@@ -222,7 +246,8 @@ class Editor:
     # ------------------------------------------------------------------ the thread's side
 
     def start(self) -> None:
-        threading.Thread(target=self._run, name="atout-stdin", daemon=True).start()
+        self.thread = threading.Thread(target=self._run, name="atout-stdin", daemon=True)
+        self.thread.start()
 
     def _run(self) -> None:
         lib = self.lib
@@ -243,7 +268,13 @@ class Editor:
                 if self.fd in ready and not self.stopped:
                     lib.rl_callback_read_char()
         finally:
+            # nothing waits on this thread any more (each request would wait EDITOR_WAIT)
+            self.stopped = True
             self._run_jobs()
+            if not self.removed:
+                with contextlib.suppress(Exception):
+                    lib.rl_callback_handler_remove()
+                self.removed = True
             self.post(("eof",))
 
     def _run_jobs(self) -> None:
@@ -258,6 +289,10 @@ class Editor:
                 done.set()
 
     def _follow_size(self) -> None:
+        """Tell readline the window's new width (not while the prompt is hidden for the game's
+        output: it would redraw it there; :meth:`_redraw` draws it with the new width)."""
+        if self.hidden:
+            return
         with contextlib.suppress(OSError):
             size = os.get_terminal_size(self.fd)
             if self.size is not None and size != self.size:
@@ -272,8 +307,7 @@ class Editor:
             item: tuple[Any, ...] = ("eof", "key")
         else:
             line = ctypes.string_at(ptr).decode("utf-8", errors="replace")
-            with contextlib.suppress(AttributeError):
-                self.lib.rl_free(ctypes.c_void_p(ptr))
+            self.free(ctypes.c_void_p(ptr))  # the line is ours to free (readline's manual)
             if line.strip():
                 self.readline.add_history(line)
             item = ("line", line)
@@ -301,9 +335,26 @@ class Editor:
     def _redraw(self) -> None:
         if not self.hidden:
             return
+        with contextlib.suppress(OSError):  # the window may have changed while hidden
+            size = os.get_terminal_size(self.fd)
+            if size != self.size:
+                self.lib.rl_set_screen_size(size.lines, size.columns)
+                self.size = size
         self.rl_point.value = min(self.point, self.rl_end.value)
         self.lib.rl_forced_update_display()  # from the start of a fresh line
         self.hidden = False
+
+    def continued(self) -> None:
+        """After Ctrl-Z and ``fg`` (SIGCONT): the shell gave the terminal its own settings
+        back; readline's are set again and the prompt drawn again."""
+        self._call(self._reprep)
+
+    def _reprep(self) -> None:
+        if self.removed:
+            return
+        self.lib.rl_deprep_terminal()  # readline skips preparing a terminal it thinks prepared
+        self.lib.rl_prep_terminal(1)
+        self.lib.rl_forced_update_display()
 
     def _show(self, prompt: str) -> None:
         self._hide()

@@ -1082,6 +1082,39 @@ def test_readline_owns_the_prompt_long_lines_ctrl_u_and_ctrl_l(
     child.close()
 
 
+def test_after_ctrl_z_and_fg_readline_has_the_terminal_again(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    """Ctrl-Z then `fg`: the shell puts its own terminal settings back (line by line, with
+    echo) before continuing the client, which must set readline's again (SIGCONT), or keys
+    are echoed and edited by the terminal until the next Enter: Ctrl-L shows as ^L."""
+    import termios
+
+    cols = 60
+    child = spawn(
+        ["play", "--server", server.url, "--name", "Ann", "--deals", "4"],
+        tmp_path,
+        TERM="xterm",
+        COLUMNS=str(cols),
+    )
+    child.setwinsize(50, cols)
+    _to_prompt(child, "card")
+    os.kill(child.pid, signal.SIGSTOP)
+    attrs = termios.tcgetattr(child.child_fd)  # what a shell does before `fg`
+    attrs[3] |= termios.ICANON | termios.ECHO
+    termios.tcsetattr(child.child_fd, termios.TCSANOW, attrs)
+    os.kill(child.pid, signal.SIGCONT)
+    child.expect("Your card")  # the prompt drawn again, readline's settings with it
+    child.send("zz")
+    child.send("\x0c")  # Ctrl-L, read by readline: a clear screen, the prompt at the top
+    screen = _screen(child, cols)
+    line = screen.logical_line(0)[0]
+    assert line.startswith("Your card") and line.endswith("> zz"), line
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    child.close()
+
+
 def test_enter_on_an_empty_line_ends_the_line_and_ctrl_d_asks_first(
     server: ServerProc, tmp_path: Path
 ) -> None:

@@ -241,7 +241,7 @@ def test_the_reviews_points_are_what_the_trick_message_said() -> None:
     d = DealModel(deal_no=1, taker=0)
     d.contract = "garde"
     # the taker (0) wins with the king of hearts; defender 1 plays the Excuse: 4.5 + 0.5 x 2
-    # + the half point the Excuse's side gives = 7 (the Excuse's 4.5 stay with the defence)
+    # + the half point the Excuse's side gives = 6 (the Excuse's 4.5 stay with the defence)
     d.tricks = [{"leader": 0, "cards": ["HK", "EX", "H2", "H3"], "winner": 0}]
     tr = Tr("en")
     model = TableModel(table="T1", seat=3)

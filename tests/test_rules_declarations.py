@@ -113,6 +113,20 @@ def test_r6_3_leader_declares_before_leading() -> None:
     assert_illegal(st3, Poignee(0, tuple(trumps(2, 11))), "R6.3")
 
 
+def test_r6_3_a_poignee_does_not_end_the_turn_for_the_turn_timer() -> None:
+    """R6.3: the poignée is shown before the card of the same turn, so the table's turn timer
+    (server.tables.drivers.turn_key) counts it as that turn: showing one buys no time."""
+    from server.tables.drivers import turn_key
+
+    st = playing({0: TEN + " S9 S10 H1 H2 H3 H4 H5 H6"})
+    st2 = apply(st, Poignee(0, tuple(trumps(2, 11))))
+    assert st2 is not st and turn_key(st2) == turn_key(st)
+    st3 = run(st2, "S9")  # the card: the next seat's turn, a new one
+    assert turn_key(st3) != turn_key(st2)
+    st4 = run(st3, legal_actions(st3).plays[0])
+    assert len({turn_key(x) for x in (st, st3, st4)}) == 3
+
+
 def test_r6_3_poignee_only_during_play() -> None:
     """R6.3: no poignée during bidding or before the chelem decision."""
     st = deal({0: TEN + " S9 S10 H1 H2 H3 H4 H5 H6"})

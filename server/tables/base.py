@@ -122,11 +122,12 @@ class TableBase:
         self.ticket = 0
         self.driver: asyncio.Task[None] | None = None
         self.driver_timer: asyncio.TimerHandle | None = None  # starts the driver after a delay
-        # The turn a present human was given a turn timer for (the deal state: a new one per
-        # action), the seat's token, and when that timer runs out (loop time): prompting the
-        # same player for the same turn again (a resume, a reload, a second tab) keeps the
-        # deadline rather than starting a new one, so that reconnecting never buys time.
-        self.turn_deadline: tuple[Any, str | None, float] | None = None
+        # The turn a present human was given a turn timer for (the deal and its turn_key in
+        # server.tables.drivers), the seat's token, and when that timer runs out (loop time):
+        # prompting the same player for the same turn again (a resume, a reload, a second tab,
+        # the card after a poignée) keeps the deadline rather than starting a new one, so that
+        # neither reconnecting nor a poignée buys time.
+        self.turn_deadline: tuple[tuple[int, ...], str | None, float] | None = None
         self.task: asyncio.Task[None] | None = None
 
     # -- outside interface ---------------------------------------------------------------

@@ -24,6 +24,13 @@ from server.tables.broadcast import Broadcasting
 log = logging.getLogger("atout.table")
 
 
+def turn_key(st: Any) -> tuple[int, int]:
+    """What tells one turn of a deal from another: the actions taken so far, a poignée not
+    counted (it is shown before the card of the same turn, R6.3: the turn goes on), and the
+    seat to act."""
+    return (st.n_actions - sum(1 for p in st.poignees if p), st.turn)
+
+
 class Driving(Broadcasting):
     # -- turns, AI and timers ------------------------------------------------------------
 
@@ -67,7 +74,8 @@ class Driving(Broadcasting):
             if limit is not None:
                 if left is None:
                     now = asyncio.get_running_loop().time()
-                    self.turn_deadline = (self.deal, seat.token_hash, now + limit)
+                    key = (self.deal_no, *turn_key(self.deal))
+                    self.turn_deadline = (key, seat.token_hash, now + limit)
                 else:  # this turn was prompted before: what is left of its time, not a new one
                     limit, shown = left, round(left, 2)
             vw = prompt(self.deal, turn)  # the view's legal and hand, without the rest
@@ -97,7 +105,9 @@ class Driving(Broadcasting):
         """Seconds left of the turn timer a present human was given for the current turn, or
         None when this turn was given none."""
         d = self.turn_deadline
-        if d is None or d[0] is not self.deal or d[1] != self.seats[self.deal.turn].token_hash:
+        if d is None or d[1] != self.seats[self.deal.turn].token_hash:
+            return None
+        if d[0] != (self.deal_no, *turn_key(self.deal)):
             return None
         return max(0.0, d[2] - asyncio.get_running_loop().time())
 
