@@ -77,6 +77,8 @@ def script(s: Any) -> list[Any]:
         out.append(s.history(account_id=ann["id"], limit=2,
                              cursor=players_mod.decode_cursor(nxt)))  # fmt: skip
     out.append(s.history(guest="gus", viewer=None))
+    # an AI level's seats, by level: deals counted once, one history row a deal
+    out += [s.profile(ai="heuristic"), s.history(ai="heuristic", viewer=None, limit=2)]
     for by in ("rating", "total", "mean"):
         out.append(s.leaderboard(by))
     out.append(s.player_deals(account_id=ann["id"]))

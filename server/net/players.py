@@ -183,6 +183,9 @@ class PlayerRequests:
             return {"guest": name}, {"name": name, "kind": "guest", "since": None}
         if kind == "ai":
             a = await self.store.players("ai_account_named", name)
+            if a is not None:  # its seats are not its account's: found by level
+                ref = {"name": a["name"], "kind": a["kind"], "since": a["since"]}
+                return {"account_id": a["id"], "ai": a["name"]}, ref
         else:
             try:
                 key = name_key(name)

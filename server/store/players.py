@@ -144,6 +144,15 @@ def decode_cursor(text: str) -> list[Any] | None:
 
 
 _ACCOUNT_COLS = "id, name, kind, created_at"
+#: An AI level's seats in ``deal_players dp``: as the reviews rate it (not a seat that changed
+#: hands during the deal); the first of them in a deal (``x``, for one history row per deal).
+_AI_SEAT = "dp.account_id IS NULL AND dp.guest IS NULL AND dp.partial = 0 AND dp.ai = ?"
+_AI_FIRST = (
+    "x.table_id = dp.table_id AND x.deal_no = dp.deal_no AND x.account_id IS NULL"
+    " AND x.guest IS NULL AND x.partial = 0 AND x.ai = ?"
+)
+#: One deal, as one value (an AI level's deals are counted once however many seats it held).
+_DEAL_KEY = "dp.table_id || '/' || dp.deal_no"
 
 
 def _account(row: tuple | None) -> dict[str, Any] | None:
@@ -568,14 +577,28 @@ class SqlitePlayers:
                 is not None
             )
 
-    def _who(self, account_id: int | None, guest: str | None) -> tuple[str, tuple[Any, ...]]:
+    def _who(
+        self, account_id: int | None, guest: str | None, ai: str | None = None
+    ) -> tuple[str, tuple[Any, ...]]:
+        if ai is not None:  # an AI level's seats, held throughout the deal (as it is rated)
+            return _AI_SEAT, (ai,)
         if account_id is not None:
             return "dp.account_id = ?", (account_id,)
         return "dp.account_id IS NULL AND dp.guest = ?", (guest,)
 
-    def profile(self, account_id: int | None = None, guest: str | None = None) -> dict[str, Any]:
-        """Figures of an account (or a guest name) over its finished deals."""
-        where, args = self._who(account_id, guest)
+    def profile(
+        self, account_id: int | None = None, guest: str | None = None, ai: str | None = None
+    ) -> dict[str, Any]:
+        """Figures of an account (or a guest name, or with ``ai`` an AI level, whose rating
+        is its account's) over its finished deals. An AI level may hold several seats of a
+        deal: ``deals`` and ``played`` count deals, the other figures its seats."""
+        where, args = self._who(account_id, guest, ai)
+        counts = "COUNT(*), SUM(dp.status = 'played')"
+        if ai is not None:
+            counts = (
+                f"COUNT(DISTINCT {_DEAL_KEY}),"
+                f" COUNT(DISTINCT CASE WHEN dp.status = 'played' THEN {_DEAL_KEY} END)"
+            )
         with self._errors():
             (
                 deals,
@@ -594,7 +617,7 @@ class SqlitePlayers:
                 first,
                 last,
             ) = self.conn.execute(
-                "SELECT COUNT(*), SUM(dp.status = 'played'), SUM(dp.role = 'taker'),"
+                f"SELECT {counts}, SUM(dp.role = 'taker'),"
                 " SUM(dp.role = 'taker' AND dp.won = 1), AVG(CASE WHEN dp.role = 'taker'"
                 " THEN dp.margin END), SUM(dp.role = 'defender'),"
                 " AVG(CASE WHEN dp.role = 'defender' THEN dp.score END),"
@@ -647,11 +670,15 @@ class SqlitePlayers:
         viewer: int | None = None,
         limit: int = 20,
         cursor: list[Any] | None = None,
+        ai: str | None = None,
     ) -> tuple[list[dict[str, Any]], str | None, int]:
         """A player's finished deals, newest first: the deals of public tables, and those of
         private tables where ``viewer`` (an account id) sat. Returns (rows, next cursor, total
-        readable)."""
-        where, args = self._who(account_id, guest)
+        readable). With ``ai``, an AI level's deals, one row each (its first seat there)."""
+        where, args = self._who(account_id, guest, ai)
+        if ai is not None:
+            where += f" AND dp.seat = (SELECT MIN(x.seat) FROM deal_players x WHERE {_AI_FIRST})"
+            args = (*args, ai)
         access = (
             " AND (COALESCE(json_extract(t.options, '$.public'), 1)"
             " OR EXISTS (SELECT 1 FROM deal_players v WHERE v.table_id = dp.table_id"
