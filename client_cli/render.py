@@ -627,13 +627,7 @@ def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> Re
         parts.append(h)
     if not deal.tricks and deal.taker is None:
         parts.append(Text(tr("rev.no_tricks")))
-        return Panel(
-            Group(*parts),
-            title=tr("rev.title", n=deal.deal_no),
-            title_align="left",
-            box=box.ROUNDED,
-            expand=False,
-        )
+        return _review_panel(parts, deal, tr)
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     t.add_column(tr("rev.trick"), justify="right")
     for s in range(4):
@@ -685,6 +679,10 @@ def review_view(model: TableModel, deal: DealModel, tr: Tr, cs: CardStyle) -> Re
                 style="bold",
             )
         )
+    return _review_panel(parts, deal, tr)
+
+
+def _review_panel(parts: list[RenderableType], deal: DealModel, tr: Tr) -> Panel:
     return Panel(
         Group(*parts),
         title=tr("rev.title", n=deal.deal_no),

@@ -1041,13 +1041,8 @@ def _to_prompt(child: pexpect.spawn, want: str) -> None:
     pytest.skip(f"no {want} prompt")
 
 
-def test_readline_owns_the_prompt_long_lines_ctrl_u_and_ctrl_l(
-    server: ServerProc, tmp_path: Path
-) -> None:
-    """Finding 1 (b, c, d): at a 60-column card prompt, 60 characters then 18 backspaces show
-    the 42 left after the prompt (not 30); Ctrl-U erases the line, not the prompt; Ctrl-L
-    clears the screen and draws the prompt and the line again at the top."""
-    cols = 60
+def _at_card_prompt(server: ServerProc, tmp_path: Path, cols: int) -> Any:
+    """``atout play`` in an xterm-like terminal ``cols`` wide, at its first card prompt."""
     child = spawn(
         ["play", "--server", server.url, "--name", "Ann", "--deals", "4"],
         tmp_path,
@@ -1056,6 +1051,17 @@ def test_readline_owns_the_prompt_long_lines_ctrl_u_and_ctrl_l(
     )
     child.setwinsize(50, cols)
     _to_prompt(child, "card")
+    return child
+
+
+def test_readline_owns_the_prompt_long_lines_ctrl_u_and_ctrl_l(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    """Finding 1 (b, c, d): at a 60-column card prompt, 60 characters then 18 backspaces show
+    the 42 left after the prompt (not 30); Ctrl-U erases the line, not the prompt; Ctrl-L
+    clears the screen and draws the prompt and the line again at the top."""
+    cols = 60
+    child = _at_card_prompt(server, tmp_path, cols)
     typed = "".join(c * 10 for c in "abcdef")
     child.send(typed)
     screen = _screen(child, cols)
@@ -1091,14 +1097,7 @@ def test_after_ctrl_z_and_fg_readline_has_the_terminal_again(
     import termios
 
     cols = 60
-    child = spawn(
-        ["play", "--server", server.url, "--name", "Ann", "--deals", "4"],
-        tmp_path,
-        TERM="xterm",
-        COLUMNS=str(cols),
-    )
-    child.setwinsize(50, cols)
-    _to_prompt(child, "card")
+    child = _at_card_prompt(server, tmp_path, cols)
     os.kill(child.pid, signal.SIGSTOP)
     attrs = termios.tcgetattr(child.child_fd)  # what a shell does before `fg`
     attrs[3] |= termios.ICANON | termios.ECHO
