@@ -253,3 +253,17 @@ def test_rule_texts_are_served_when_present(tmp_path: Path) -> None:
     assert "/texts/rules.en.json" in web.files and "/texts/other.json" not in web.files
     assert web.files["/texts/rules.en.json"].ctype == "application/json"
     assert json.loads(web.files["/texts/index.json"].body) == {"languages": ["en"]}
+
+
+def test_the_pages_name_check_refuses_the_protocols_control_characters() -> None:
+    # The page checks a name before sending it (no build step: it cannot import
+    # protocol/text.py): its character class must stay the protocol's, U+061C included.
+    from protocol.text import CONTROL_CLASS
+
+    js = (STATIC / "js" / "app.js").read_text(encoding="utf-8")
+    m = re.search(r"const NAME_CONTROL = /\[([^\]]*)\]/u;", js)
+    assert m is not None
+    page, protocol = re.compile(f"[{m.group(1)}]"), re.compile(f"[{CONTROL_CLASS}]")
+    for code in range(0x10000):  # the same characters, however the two write them
+        ch = chr(code)
+        assert bool(page.match(ch)) == bool(protocol.match(ch)), hex(code)

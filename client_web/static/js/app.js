@@ -21,8 +21,8 @@ const HELD_CHECKED = 5; // the most recent tables where we hold a seat token, ch
 // A player's name as the server takes it (PROTOCOL.md 2, hello.name): 1 to 32 characters, at
 // least one of them visible, and no control character (C0, DEL, C1, line and paragraph
 // separators, bidirectional controls).
-const NAME_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-const NAME_VISIBLE = /[^\s\p{C}\p{Default_Ignorable_Code_Point}]/u;
+const NAME_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const NAME_VISIBLE = /[^\s\p{C}\p{Default_Ignorable_Code_Point}\u2800]/u; // U+2800: the braille blank
 
 /** What is wrong with a typed name ("control", "invisible", "long"), or null (an empty one is the default name). */
 export function nameProblem(name) {
