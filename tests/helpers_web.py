@@ -361,28 +361,35 @@ def series_over(page: Any) -> bool:
     return bool(s.get("state") == "finished" and s.get("sheet"))
 
 
+def close_sheet(page: Any) -> bool:
+    """Close the sheet of a deal that ended if it is the one dialog open, as a player would:
+    it stays up while the next deal asks us to act (an annulled deal has one too, R3.1, R3.2:
+    dealt again). True if it was closed."""
+    if page.locator("dialog[open]").count() == 1 and page.locator("#dlg-sheet[open]").count():
+        with contextlib.suppress(Exception):  # it may be redrawn meanwhile
+            page.click("#sheet-close", timeout=3000)
+            return True
+    return False
+
+
 def act_once(
     page: Any,
     bid: str = "garde",
     poignee: bool = True,
     keyboard: bool = False,
     leave_poignee: bool = False,
+    key: str | None = None,
 ) -> str | None:
     """If it is this page's turn, take one decision through the interface; returns what.
     ``leave_poignee``: a prompt that offers a poignée is left to the caller (read here, as
-    the caller's own read of the state may be one prompt older)."""
+    the caller's own read of the state may be one prompt older). ``key``: act only on that
+    prompt (the one the caller has looked at), never on a newer one it has not seen."""
     s = state(page)
     p = s.get("prompt")
-    if not p:
+    if not p or (key is not None and p["key"] != key):
         return None
     if page.locator("dialog[open]").count():
-        # The sheet of a deal that ended (an annulled one too, R3.1, R3.2: dealt again) stays
-        # up while the next deal asks us to act: close it, as a player would.
-        if page.locator("dialog[open]").count() == 1 and page.locator("#dlg-sheet[open]").count():
-            with contextlib.suppress(Exception):  # it may be redrawn meanwhile
-                page.click("#sheet-close", timeout=3000)
-                return "sheet"
-        return None
+        return "sheet" if close_sheet(page) else None
     if leave_poignee and p["phase"] == "play" and p["legal"]["poignees"]:
         return None
     phase = p["phase"]

@@ -4,6 +4,7 @@ phone in Czech, the focus goes on after a decision, and the seat says what it is
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -13,6 +14,7 @@ from helpers_web import (  # fixtures by name
     act_once,
     browse,
     browser,
+    close_sheet,
     open_quick_game,
     state,
     web_server,
@@ -23,9 +25,11 @@ def _wait_prompt(page: Any, phase: str | None = None, timeout: float = 60) -> di
     """Let the page play (first legal moves) until it has a prompt (of that phase) to answer."""
     deadline = time.monotonic() + timeout
     while True:
-        assert time.monotonic() < deadline, state(page)
+        assert time.monotonic() < deadline, json.dumps(state(page))  # a string: shown whole
         s = state(page)
         p = s.get("prompt")
+        if p and close_sheet(page):  # a deal that ended before (annulled: dealt again, R3.2)
+            continue
         if (
             p
             and (phase is None or p["phase"] == phase)
