@@ -9,6 +9,11 @@ A request is a text frame ``"K SIZE|padding"``: the server answers with K text f
 bytes each, so the echo reproduces the number and size of the frames Atout sends per action
 (measured in the same run). A frame without ``|`` is echoed back unchanged.
 
+A text frame ``"@G"`` puts its connection in group G (answered ``"@"``), as the four players of
+a table: the K frames of a request from a member then go round the group's connections, from
+the requester on (a table's event goes to its four players, the next prompt to one of them),
+not all to the requester.
+
     .venv/bin/python bench/echo_server.py [--port 0] [--loop asyncio|uvloop]
                                                 # prints "PORT <n>" once listening
 """
@@ -39,11 +44,22 @@ def _payload(size: int) -> str:
     return p
 
 
+_groups: dict[str, list[ServerConnection]] = {}
+
+
 async def _handler(ws: ServerConnection) -> None:
+    members = [ws]
+    group: str | None = None
     try:
         async for frame in ws:
             if isinstance(frame, bytes):
                 await ws.send(frame)
+                continue
+            if frame[:1] == "@" and group is None:
+                group = frame[1:]
+                members = _groups.setdefault(group, [])
+                members.append(ws)
+                await ws.send("@")  # in: the client waits for it, so a group is whole at once
                 continue
             head, sep, _ = frame.partition("|")
             if not sep:
@@ -51,10 +67,18 @@ async def _handler(ws: ServerConnection) -> None:
                 continue
             k, size = head.split()
             data = _payload(min(int(size), 1 << 20))
-            for _ in range(min(int(k), 64)):
-                await ws.send(data)
+            first = members.index(ws)
+            for i in range(min(int(k), 64)):
+                to = members[(first + i) % len(members)]
+                with contextlib.suppress(ConnectionClosed):  # another member's close
+                    await to.send(data)
     except ConnectionClosed:
         pass
+    finally:
+        if group is not None:
+            members.remove(ws)
+            if not members:
+                del _groups[group]
 
 
 def _select(conn: ServerConnection, offered: object) -> object:

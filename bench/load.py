@@ -13,8 +13,13 @@ legal card. Modes:
 * ``idle``: N connections that said ``hello`` and do nothing: server memory per connection;
 * ``echo``: the same clients against ``bench/echo_server.py`` (same library and settings);
   each request asks for as many reply frames, of the same mean size, as the Atout mode that
-  ran before it sent per action (defaults when run alone);
+  ran before it sent per action (defaults when run alone); in the humans' echo the clients go
+  by four as at a table, taking turns, and a request's replies go round the four connections
+  as a table's events go to its four players (``--echo-one-socket``: all to the requester);
 * ``all``: idle, then ai and its echo, then humans and its echo.
+
+Each measured phase starts once the Atout servers have drained what the phase before left
+them (the reviews of its deals, its store writes), so that no phase pays for another.
 
 Clients act as soon as they are prompted (``--pace 0``: as fast as the server allows, a
 closed loop in which latency is queueing: about N / throughput), or after a think time drawn
@@ -332,6 +337,17 @@ class Player(Conn):
         await self.ws.send(_encode(msg), text=True)
 
 
+class EchoRound:
+    """The request in flight of a group of echo clients (a table's seats): its K replies may
+    arrive at any member (the echo server's groups), and the last one lets the next seat go."""
+
+    __slots__ = ("k", "remaining", "t_send")
+
+    def __init__(self) -> None:
+        self.k = self.remaining = 0
+        self.t_send = 0.0
+
+
 class EchoClient(Conn):
     """The same client loop against the echo server: request, K replies, next request."""
 
@@ -342,12 +358,12 @@ class EchoClient(Conn):
         pace: float,
         rng: random.Random,
         profile: tuple[float, int, int],
+        round_: EchoRound,
     ):
         super().__init__(ws, stats, pace, rng)
         self.per_request, self.size, self.req_size = profile
         self.acc = rng.random()
-        self.k = self.remaining = 0
-        self.t_send = 0.0
+        self.round = round_  # shared by the group
         self.next: EchoClient = self  # who sends the next request (humans: the next seat)
 
     def next_request(self, think: float) -> None:
@@ -356,11 +372,12 @@ class EchoClient(Conn):
         self.acc -= k
         head = f"{k} {self.size}|"
         data = head + "x" * max(0, self.req_size - len(head))
-        self.k = self.remaining = k
+        rd = self.round
+        rd.k = rd.remaining = k
 
         def sent(t: float) -> None:
             st = self.stats
-            self.t_send = t
+            rd.t_send = t
             if st.in_window(t):
                 st.requests += 1
                 st.request_bytes += len(data)
@@ -373,14 +390,15 @@ class EchoClient(Conn):
         if st.in_window(now):
             st.frames += 1
             st.bytes += len(raw)
-        self.remaining -= 1
-        sent_in = st.in_window(self.t_send)
-        if self.remaining == self.k - 1 and sent_in:
-            st.lat_event.append(now - self.t_send)
-            st.lat_event_at.append(self.t_send - st.t_start)
-        if self.remaining == 0:
+        rd = self.round
+        rd.remaining -= 1
+        sent_in = st.in_window(rd.t_send)
+        if rd.remaining == rd.k - 1 and sent_in:
+            st.lat_event.append(now - rd.t_send)
+            st.lat_event_at.append(rd.t_send - st.t_start)
+        if rd.remaining == 0:
             if sent_in:
-                st.lat_turn.append(now - self.t_send)
+                st.lat_turn.append(now - rd.t_send)
             if not st.stopping:
                 self.next.next_request(self.next.think())
 
@@ -402,6 +420,7 @@ class Spec:
     group: int = 1  # echo: clients taking turns like the seats of a table (humans: 4)
     profile: tuple[float, int, int] = DEFAULT_PROFILE
     read_size: int = CLIENT_READ_SIZE  # bytes per socket read (0: the transport's own)
+    fanout: bool = True  # echo groups: a request's replies go round the group's connections
 
 
 def _raise_nofile() -> None:
@@ -497,9 +516,13 @@ async def _setup(spec: Spec, stats: Stats) -> tuple[list[Conn], list[Any]]:
     async def echo(i: int) -> None:
         async with sem:
             cs = []
+            rd = EchoRound()
             for k in range(spec.group):
                 ws = await _open(spec.url, spec.read_size)
-                c = EchoClient(ws, stats, spec.pace, rng(i + k), spec.profile)
+                if spec.fanout and spec.group > 1:  # replies go round the group, as at a table
+                    await ws.send(f"@{os.getpid()}-{i}")
+                    await asyncio.wait_for(ws.recv(), TIMEOUT)  # "@": in the group
+                c = EchoClient(ws, stats, spec.pace, rng(i + k), spec.profile, rd)
                 conns.append(c)
                 c.start()
                 cs.append(c)
@@ -814,6 +837,30 @@ def scrape(srv: Server) -> dict[str, float]:
     return out
 
 
+def settle(servers: list[Server], limit: float = 180.0) -> None:
+    """Wait until no Atout server is still digesting an earlier phase: its review backlog
+    (each deal's par, computed in a worker process) and its store writes drained. A phase
+    at saturation leaves thousands of deals to review, whose CPU would otherwise land in the
+    next phase (on 6 December 2026 the humans phase after the ai phase ran at 0.66 of its
+    speed alone) and in the echo run after it."""
+    t0 = time.monotonic()
+    left = 0.0
+    while time.monotonic() - t0 < limit:
+        left = 0.0
+        for srv in servers:
+            with contextlib.suppress(OSError):
+                m = scrape(srv)
+                for name in ("atout_review_backlog", "atout_store_pending_writes"):
+                    left += m.get(name, 0.0)
+        if not left:
+            break
+        time.sleep(0.5)
+    waited = time.monotonic() - t0
+    if waited >= 1 or left:
+        more = f", {left:g} still queued" if left else ""
+        print(f"               (waited {waited:.1f} s for the servers' reviews and writes{more})")
+
+
 # -- one measured phase ----------------------------------------------------------------------
 
 
@@ -881,6 +928,7 @@ def run_phase(ph: Phase, srv: Server, args: argparse.Namespace) -> dict[str, Any
                 profile=ph.profile,
                 group=group if ph.mode == "echo" else 1,
                 read_size=args.client_read_size,
+                fanout=not args.echo_one_socket,
             )
             first += c * group
             pr = ctx.Process(target=worker, args=(spec, b), daemon=True)
@@ -1095,7 +1143,11 @@ def _median_phase(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
     def med(xs: list[Any]) -> Any:
         xs = [x for x in xs if x is not None]
-        return round(statistics.median(xs), 2) if xs else None
+        if not xs:
+            return None
+        m = statistics.median(xs)
+        # Counts stay integers (two runs' median of 1000 clients is not "1000.0 clients").
+        return int(m) if all(type(x) is int for x in xs) and m == int(m) else round(m, 2)
 
     out = dict(runs[0])
     out["timeline"] = None  # each run's is printed with it
@@ -1191,6 +1243,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="BYTES",
         help="bytes a client reads from its socket at a time (0: asyncio's 256 KiB, the "
         "clients of runs before 1 December 2026's evening)",
+    )
+    ap.add_argument(
+        "--echo-one-socket",
+        action="store_true",
+        help="the humans' echo answers each request on the requester's connection alone (the "
+        "echo of runs before 6 December 2026), rather than round the four connections of its "
+        "group as a table's events go to its four players",
     )
     ap.add_argument(
         "--timeline",
@@ -1311,6 +1370,7 @@ def main(argv: list[str] | None = None) -> int:
             g = 1 if mode == "ai" else 4
             for rep in range(args.repeat):
                 for label, _, _ in variants:
+                    settle(list(atouts.values()))
                     ph = run_phase(Phase(mode, args.clients), atouts[label], args)
                     runs.setdefault(key(mode, label), []).append(ph)
                     _print_phase(key(mode, label) + _rep(rep, args.repeat), ph)
@@ -1318,6 +1378,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 for lp in loops:
                     prof = tuple(runs[key(mode, lp)][-1]["profile"])
+                    settle(list(atouts.values()))
                     eph = run_phase(
                         Phase("echo", args.clients, args.clients, prof, g), echos[lp], args
                     )

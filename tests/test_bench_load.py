@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -35,3 +36,42 @@ def test_load_benchmark_quick_runs_every_mode_without_errors() -> None:
     assert report["atout_peak_rss_kib"] > 0
     assert set(report["ratios"]) == {"ai", "humans"}
     assert "second  actions" in proc.stdout  # --timeline printed the table
+
+
+def test_the_echo_server_answers_round_a_group_as_a_table_does() -> None:
+    """The humans' echo: a request's K frames go round the four connections of its group,
+    from the requester on (as a table's events go to its four players); ungrouped, all to
+    the requester."""
+    from websockets.sync.client import ClientConnection, connect
+
+    proc = subprocess.Popen(
+        [sys.executable, "bench/echo_server.py", "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = f"ws://127.0.0.1:{int(proc.stdout.readline().split()[1])}/"
+        with contextlib.ExitStack() as stack:
+
+            def conn() -> ClientConnection:
+                return stack.enter_context(connect(url, subprotocols=["atout.v1"]))  # type: ignore[list-item]
+
+            seats = [conn() for _ in range(4)]
+            alone = conn()
+            for ws in seats:
+                ws.send("@table-1")
+                assert ws.recv(timeout=10) == "@"  # in the group
+            seats[1].send("7 10|padding")
+            # Frames to seats 1, 2, 3, 0, 1, 2, 3: two each, one for seat 0, and nothing more.
+            for i, n in enumerate([1, 2, 2, 2]):
+                assert [seats[i].recv(timeout=10) for _ in range(n)] == ["x" * 10] * n, i
+            for ws in seats:
+                with contextlib.suppress(TimeoutError):
+                    raise AssertionError(f"one frame too many: {ws.recv(timeout=0.2)!r}")
+            alone.send("3 5|")
+            assert [alone.recv(timeout=10) for _ in range(3)] == ["xxxxx"] * 3
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
