@@ -74,7 +74,16 @@ class ThreadServer:
     """An Atout server (the real one, with its web client) in a thread with its own loop."""
 
     def __init__(self, db: Path | None = None, **overrides: Any) -> None:
-        self.overrides = {"port": 0, "think_delay": 0.0, "deal_pause": 0.0, **overrides}
+        # absent_wait: a page that reloads or reconnects is absent meanwhile; on a loaded
+        # machine that can outlast the usual 5 s, after which the AI would take over the seat
+        # and play the rest of the deal at once (think_delay 0) behind the test's back.
+        self.overrides = {
+            "port": 0,
+            "think_delay": 0.0,
+            "deal_pause": 0.0,
+            "absent_wait": 60.0,
+            **overrides,
+        }
         self.db = db
         self.port = 0
         self.loop: asyncio.AbstractEventLoop | None = None

@@ -38,7 +38,7 @@ def _wait_prompt(page: Any, phase: str | None = None, timeout: float = 60) -> di
             page.wait_for_selector(f'#action[data-prompt="{p["key"]}"]')
             return p
         if p and phase is not None and p["phase"] != phase:
-            act_once(page, poignee=False)
+            act_once(page, poignee=False, key=p["key"])  # only the prompt looked at here
         else:
             page.wait_for_timeout(25)
 
@@ -53,7 +53,7 @@ def test_a_replaced_tab_shows_no_turn_and_its_cards_do_nothing(
     second = first.context.new_page()
     second.goto(first.url)  # same storage: it resumes our seat
     second.wait_for_selector(".tableview .seat.me")
-    first.wait_for_selector("#take-back", timeout=10000)
+    first.wait_for_selector("#take-back")
     first.wait_for_timeout(100)
     # No turn, no countdown, no card to play here: the other tab plays.
     assert first.locator("#action.yours").count() == 0
@@ -70,7 +70,7 @@ def test_a_replaced_tab_shows_no_turn_and_its_cards_do_nothing(
     assert "another tab" in first.inner_text("#banner")
     # Taken back: the seat's turn comes back with it, and no old note stays.
     first.click("#take-back")
-    second.wait_for_selector("#take-back", timeout=10000)
+    second.wait_for_selector("#take-back")
     first.wait_for_selector("#banner.banner-space", state="attached")
     first.wait_for_function(
         "() => window.__atout.view.model.prompt || !window.__atout.view.model.deal || window.__atout.view.model.deal.turn !== window.__atout.view.model.seat"
@@ -121,7 +121,7 @@ def test_a_spectator_bar_fits_a_phone_in_czech(browse: Any, web_server: ThreadSe
             device_scale_factor=2,
         )
         page.goto(f"{web_server.url}/#/w/{tid}")
-        page.wait_for_selector("#btn-sheet", timeout=30000)
+        page.wait_for_selector("#btn-sheet", timeout=90_000)  # a whole deal of four AI
         if page.locator("dialog[open]").count():
             page.keyboard.press("Escape")
         page.wait_for_timeout(100)
@@ -156,6 +156,8 @@ def test_after_a_bid_the_focus_goes_on_and_the_seat_says_what_it_does(
         while time.monotonic() < deadline:
             s = state(page)
             if s.get("prompt") and s["prompt"]["phase"] == "discard":
+                # What the seat says is drawn with the prompt (one frame later): wait for it.
+                page.wait_for_selector(f'#action[data-prompt="{s["prompt"]["key"]}"]')
                 page.wait_for_selector("#seat-bottom .turn-mark")
                 assert "to discard" in page.text_content("#seat-bottom .turn-mark").lower()
                 break

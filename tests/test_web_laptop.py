@@ -53,7 +53,7 @@ def _refused_click(page: Any) -> bool:
     if not dim.count():
         return False
     dim.first.click(position={"x": 8, "y": 10}, force=True)
-    page.wait_for_selector("#notice", timeout=5000)
+    page.wait_for_selector("#notice")  # the server's refusal: a round trip
     page.wait_for_timeout(50)  # the next frame's layout
     return True
 

@@ -76,7 +76,7 @@ def main(out: Path) -> int:
                         page.wait_for_timeout(400)
                         name = f"table-phone.{EXT}" if phone else f"table-{tag}.{EXT}"
                         page.screenshot(path=str(out / name), **FMT, full_page=phone)
-                    if not act_once(page, poignee=False):
+                    if not (p and act_once(page, poignee=False, key=p["key"])):
                         page.wait_for_timeout(25)
                 page.wait_for_timeout(300)
                 if not phone:
