@@ -509,6 +509,29 @@ def untranslated(page: Any) -> list[str]:
     return [*missing, *raw]
 
 
+# The browser locales of the client's three languages.
+LOCALES = {"en": "en-GB", "fr": "fr-FR", "cs": "cs-CZ"}
+
+
+def out_of_window(page: Any, height: int) -> list[str]:
+    """What a player at this table could not see without scrolling: the page scrolled, the
+    decision box or any card of the hand (wholly) outside the window."""
+    return page.evaluate(
+        """(h) => {
+        const out = [];
+        if (scrollY !== 0) out.push('scrolled ' + scrollY);
+        const inside = (r) => r.top >= 0 && r.bottom <= h + 0.5;
+        const a = document.getElementById('action').getBoundingClientRect();
+        if (!inside(a)) out.push('action ' + Math.round(a.top) + '..' + Math.round(a.bottom));
+        for (const c of document.querySelectorAll('.hand .card')) {
+            const r = c.getBoundingClientRect();
+            if (!inside(r)) out.push(c.dataset.card + ' ' + Math.round(r.top) + '..' + Math.round(r.bottom));
+        }
+        return out; }""",
+        height,
+    )
+
+
 def open_quick_game(page: Any, base: str, name: str = "Ada", series: str = "d1") -> None:
     page.goto(base + "/")
     page.fill("#name", name)

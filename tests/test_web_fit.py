@@ -10,16 +10,17 @@ from typing import Any
 
 import pytest
 from helpers_web import (  # fixtures by name
+    LOCALES,
     PageWatch,
     ThreadServer,
     act_once,
     browser,
     close_sheet,
     open_quick_game,
+    out_of_window,
     state,
 )
 
-LOCALES = {"en": "en-GB", "fr": "fr-FR", "cs": "cs-CZ"}
 # Seed 339: the first table's seat 0 is dealt ten trumps (tests/test_web_play.py): it takes
 # with a garde and is offered a poignée with its first card; the AI across leads the first
 # trick, the others lead later ones.
@@ -61,20 +62,6 @@ TRICK_FIT = """() => {
             if (meet(b, r(s))) out.push('caption over a seat: ' + what + ' ' + s.id);
     }
     return {out, led}; }"""
-
-# What a player could not see without scrolling: the page scrolled, the decision box or a
-# card of the hand (wholly) outside the window (as tests/test_web_laptop.py checks it).
-OUT_OF_WINDOW = """(h) => {
-    const out = [];
-    if (scrollY !== 0) out.push('scrolled ' + scrollY);
-    const inside = (r) => r.top >= 0 && r.bottom <= h + 0.5;
-    const a = document.getElementById('action').getBoundingClientRect();
-    if (!inside(a)) out.push('action ' + Math.round(a.top) + '..' + Math.round(a.bottom));
-    for (const c of document.querySelectorAll('.hand .card')) {
-        const r = c.getBoundingClientRect();
-        if (!inside(r)) out.push(c.dataset.card + ' ' + Math.round(r.top) + '..' + Math.round(r.bottom));
-    }
-    return out; }"""
 
 
 def _table(browser: Any, tmp_path: Any, lang: str, size: tuple[int, int], **opts: Any) -> Any:
@@ -164,7 +151,7 @@ def test_the_poignee_offer_and_the_hand_fit_a_small_phone(
                 close_sheet(page)
             elif p and p["phase"] == "play" and p["legal"]["poignees"] and _drawn(page, p):
                 page.wait_for_selector(".poignee-offer")
-                assert page.evaluate(OUT_OF_WINDOW, h) == [], lang
+                assert out_of_window(page, h) == [], lang
                 assert page.evaluate("document.documentElement.scrollWidth") <= 375
                 seen = True
                 continue

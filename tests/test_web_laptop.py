@@ -10,41 +10,23 @@ from typing import Any
 
 import pytest
 from helpers_web import (  # fixtures by name
+    LOCALES,
     PageWatch,
     ThreadServer,
     act_once,
     browse,
     browser,
     open_quick_game,
+    out_of_window,
     state,
     web_server,
 )
 
-LOCALES = {"en": "en-GB", "fr": "fr-FR", "cs": "cs-CZ"}
 # Seed 339: the first table's seat 0 is dealt ten trumps (tests/test_web_play.py): it wins the
 # bidding with a garde, so the player goes through every decision: the bid, the discard (24
 # cards in hand), the chelem, the poignée offered with the first card, and play.
 SEED = 339
 PHASES = {"bidding", "discard", "chelem", "poignee", "play"}
-
-
-def _out_of_window(page: Any, height: int) -> list[str]:
-    """What a player at this table could not see without scrolling: the page scrolled, the
-    decision box or any card of the hand (wholly) outside the window."""
-    return page.evaluate(
-        """(h) => {
-        const out = [];
-        if (scrollY !== 0) out.push('scrolled ' + scrollY);
-        const inside = (r) => r.top >= 0 && r.bottom <= h + 0.5;
-        const a = document.getElementById('action').getBoundingClientRect();
-        if (!inside(a)) out.push('action ' + Math.round(a.top) + '..' + Math.round(a.bottom));
-        for (const c of document.querySelectorAll('.hand .card')) {
-            const r = c.getBoundingClientRect();
-            if (!inside(r)) out.push(c.dataset.card + ' ' + Math.round(r.top) + '..' + Math.round(r.bottom));
-        }
-        return out; }""",
-        height,
-    )
 
 
 def _refused_click(page: Any) -> bool:
@@ -88,11 +70,11 @@ def test_the_whole_hand_is_in_the_window_at_every_decision_on_a_laptop(
                     except Exception:
                         continue  # the prompt changed meanwhile: look again
                     page.wait_for_timeout(50)
-                    assert _out_of_window(page, h) == [], (size, lang, phase)
+                    assert out_of_window(page, h) == [], (size, lang, phase)
                     seen.add(phase)
                     # A refused card: the note it brings keeps the hand in the window.
                     if phase in ("discard", "play") and _refused_click(page):
-                        assert _out_of_window(page, h) == [], (size, lang, phase, "note")
+                        assert out_of_window(page, h) == [], (size, lang, phase, "note")
                         noted.add(phase)
             # Only the prompt looked at above: a newer one is looked at on the next turn.
             if not (p and act_once(page, bid="garde", poignee=False, key=p["key"])):

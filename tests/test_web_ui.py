@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from helpers_web import (  # fixtures by name
+    LOCALES,
     ThreadServer,
     act_once,
     box,
@@ -27,7 +28,6 @@ from helpers_web import (  # fixtures by name
     web_server,
 )
 
-LOCALES = {"en": "en-GB", "fr": "fr-FR", "cs": "cs-CZ"}
 WORDS = {  # words each language's pages must show (and the others not)
     "en": ("Play against 3 AI", "Contract", "pays"),
     "fr": ("Jouer contre 3 IA", "Contrat", "paie"),
