@@ -1,5 +1,5 @@
 """What the table shows fits where it is drawn, in Chromium, in each language: the labels on the
-trick's cards (who played, and "▸" who led) read whole and cover no card, the trick's caption
+trick's cards (who played, and "▸" who led) read whole and cover no card nor seat, the trick's caption
 stays in the middle of the felt, on one line, off the seats; and on a small phone the poignée
 offer and the whole hand are in the window, nothing to scroll."""
 
@@ -48,6 +48,8 @@ TRICK_FIT = """() => {
         for (const o of cards)
             if (o !== li && meet(r(l), r(o.querySelector('.trick-card'))))
                 out.push('covers a card: ' + what + ' over ' + o.className);
+        for (const s of document.querySelectorAll('.felt .seat'))
+            if (meet(r(l), r(s))) out.push('covers a seat: ' + what + ' over ' + s.id);
     }
     const c = document.getElementById('trick-caption');
     if (c) {
@@ -64,9 +66,17 @@ TRICK_FIT = """() => {
     return {out, led}; }"""
 
 
-def _table(browser: Any, tmp_path: Any, lang: str, size: tuple[int, int], **opts: Any) -> Any:
-    """A seeded server, a watched context (no motion: cards in place when measured), a page
-    at its quick game; returns (server, context, watch, page)."""
+def _table(
+    browser: Any,
+    tmp_path: Any,
+    lang: str,
+    size: tuple[int, int],
+    card_size: int | None = None,
+    **opts: Any,
+) -> Any:
+    """A seeded server, a watched context (no motion: cards in place when measured; the
+    player's card size setting, 0-100, if given), a page at its quick game; returns (server,
+    context, watch, page)."""
     srv = ThreadServer(tmp_path / "fit.db", seed=SEED).start()
     w, h = size
     ctx = browser.new_context(
@@ -76,6 +86,11 @@ def _table(browser: Any, tmp_path: Any, lang: str, size: tuple[int, int], **opts
         **opts,
     )
     ctx.set_default_timeout(15_000)
+    if card_size is not None:  # as the settings dialog saves it (settings.js)
+        ctx.add_init_script(  # in the server's pages only (about:blank has no storage)
+            "if (location.protocol === 'http:') localStorage.setItem('atout.settings',"
+            f" JSON.stringify({{cardSize: {card_size}}}))"
+        )
     watch = PageWatch(srv.url)
     watch.attach_context(ctx)
     page = ctx.new_page()
@@ -93,11 +108,20 @@ def _drawn(page: Any, p: dict[str, Any]) -> bool:
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "cs"])
-@pytest.mark.parametrize("size", [(1280, 800), (1366, 768), (1920, 1080)])
+@pytest.mark.parametrize(
+    ("size", "card_size"),
+    [
+        ((1280, 800), None),
+        ((1366, 768), None),
+        ((1920, 1080), None),
+        ((1280, 800), 0),  # the settings' smallest cards
+        ((1280, 800), 100),  # and largest
+    ],
+)
 def test_the_trick_labels_and_caption_fit_on_a_computer(
-    browser: Any, tmp_path: Any, size: tuple[int, int], lang: str
+    browser: Any, tmp_path: Any, size: tuple[int, int], card_size: int | None, lang: str
 ) -> None:
-    srv, ctx, watch, page = _table(browser, tmp_path, lang, size)
+    srv, ctx, watch, page = _table(browser, tmp_path, lang, size, card_size)
     try:
         led: set[str] = set()  # where the leader sat, of the tricks looked at
         deadline = time.monotonic() + DEADLINE
@@ -111,7 +135,7 @@ def test_the_trick_labels_and_caption_fit_on_a_computer(
             elif p and p["phase"] == "play" and _drawn(page, p):
                 # One read of the page: it may redraw meanwhile (a trick held for a moment).
                 fit = page.evaluate(TRICK_FIT)
-                assert fit["out"] == [], (size, lang, s["tricks"])
+                assert fit["out"] == [], (size, card_size, lang, s["tricks"])
                 if fit["led"]:
                     led.add({"left": "side", "right": "side"}.get(fit["led"], fit["led"]))
             # Only the prompt looked at above: a newer one is looked at on the next turn.
