@@ -364,6 +364,19 @@ def trick_overlaps(page: Any) -> list[tuple[str, str]]:
     ]
 
 
+def last_trick_overlaps(page: Any) -> list[tuple[str, str]]:
+    """Show the last trick ("Last trick"), return its overlapping cards, and put the table
+    back. A whole trick stays on the table by itself only while its winner leads the next
+    (bots at think delay 0 play up to us at once): a player who wins none sees one so."""
+    page.click("#btn-last")
+    page.wait_for_selector('#btn-last[aria-pressed="true"]')
+    assert page.locator("#trick li").count() == 4
+    out = trick_overlaps(page)
+    page.click("#btn-last")
+    page.wait_for_selector('#btn-last[aria-pressed="false"]')
+    return out
+
+
 def series_over(page: Any) -> bool:
     """The page's table has finished its series and shows the final score sheet."""
     s = state(page)
