@@ -18,8 +18,9 @@ legal card. Modes:
   as a table's events go to its four players (``--echo-one-socket``: all to the requester);
 * ``all``: idle, then ai and its echo, then humans and its echo.
 
-Each measured phase starts once the Atout servers have drained what the phase before left
-them (the reviews of its deals, its store writes), so that no phase pays for another.
+Each Atout phase ends by draining what it left the server (the reviews of its deals, its store
+writes), so that no phase pays for another; the CPU this takes is charged to it and printed
+("left for after the window"), with the CPU per request that includes it.
 
 Clients act as soon as they are prompted (``--pace 0``: as fast as the server allows, a
 closed loop in which latency is queueing: about N / throughput), or after a think time drawn
