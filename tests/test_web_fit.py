@@ -5,7 +5,9 @@ offer and the whole hand are in the window, nothing to scroll."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -66,6 +68,7 @@ TRICK_FIT = """() => {
     return {out, led}; }"""
 
 
+@contextlib.contextmanager
 def _table(
     browser: Any,
     tmp_path: Any,
@@ -73,10 +76,10 @@ def _table(
     size: tuple[int, int],
     card_size: int | None = None,
     **opts: Any,
-) -> Any:
-    """A seeded server, a watched context (no motion: cards in place when measured; the
-    player's card size setting, 0-100, if given), a page at its quick game; returns (server,
-    context, watch, page)."""
+) -> Iterator[Any]:
+    """A page at its quick game on a seeded server, in a watched context (no motion: cards in
+    place when measured; the player's card size setting, 0-100, if given); both are closed
+    at the end, and what went wrong in the browser is checked after a test that passed."""
     srv = ThreadServer(tmp_path / "fit.db", seed=SEED).start()
     w, h = size
     ctx = browser.new_context(
@@ -85,17 +88,22 @@ def _table(
         reduced_motion="reduce",
         **opts,
     )
-    ctx.set_default_timeout(15_000)
-    if card_size is not None:  # as the settings dialog saves it (settings.js)
-        ctx.add_init_script(  # in the server's pages only (about:blank has no storage)
-            "if (location.protocol === 'http:') localStorage.setItem('atout.settings',"
-            f" JSON.stringify({{cardSize: {card_size}}}))"
-        )
     watch = PageWatch(srv.url)
-    watch.attach_context(ctx)
-    page = ctx.new_page()
-    open_quick_game(page, srv.url)
-    return srv, ctx, watch, page
+    try:
+        ctx.set_default_timeout(15_000)
+        if card_size is not None:  # as the settings dialog saves it (settings.js)
+            ctx.add_init_script(  # in the server's pages only (about:blank has no storage)
+                "if (location.protocol === 'http:') localStorage.setItem('atout.settings',"
+                f" JSON.stringify({{cardSize: {card_size}}}))"
+            )
+        watch.attach_context(ctx)
+        page = ctx.new_page()
+        open_quick_game(page, srv.url)
+        yield page
+    finally:
+        ctx.close()
+        srv.stop()
+    watch.check()
 
 
 def _drawn(page: Any, p: dict[str, Any]) -> bool:
@@ -121,8 +129,7 @@ def _drawn(page: Any, p: dict[str, Any]) -> bool:
 def test_the_trick_labels_and_caption_fit_on_a_computer(
     browser: Any, tmp_path: Any, size: tuple[int, int], card_size: int | None, lang: str
 ) -> None:
-    srv, ctx, watch, page = _table(browser, tmp_path, lang, size, card_size)
-    try:
+    with _table(browser, tmp_path, lang, size, card_size) as page:
         led: set[str] = set()  # where the leader sat, of the tricks looked at
         deadline = time.monotonic() + DEADLINE
         while not ({"top", "side"} <= led):
@@ -141,10 +148,6 @@ def test_the_trick_labels_and_caption_fit_on_a_computer(
             # Only the prompt looked at above: a newer one is looked at on the next turn.
             if not (p and act_once(page, poignee=False, key=p["key"])):
                 page.wait_for_timeout(25)
-    finally:
-        ctx.close()
-        srv.stop()
-    watch.check()
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "cs"])
@@ -154,16 +157,8 @@ def test_the_poignee_offer_and_the_hand_fit_a_small_phone(
     # 375 x 667 CSS pixels (iPhone SE), held upright, touch: the offer comes with the hand of
     # 18 cards on two lines, and in Czech the top bar takes two lines.
     h = 667
-    srv, ctx, watch, page = _table(
-        browser,
-        tmp_path,
-        lang,
-        (375, h),
-        has_touch=True,
-        is_mobile=True,
-        device_scale_factor=2,
-    )
-    try:
+    phone = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+    with _table(browser, tmp_path, lang, (375, h), **phone) as page:
         seen = False
         deadline = time.monotonic() + DEADLINE
         while not seen:
@@ -181,7 +176,3 @@ def test_the_poignee_offer_and_the_hand_fit_a_small_phone(
                 continue
             if not (p and act_once(page, poignee=False, key=p["key"])):
                 page.wait_for_timeout(25)
-    finally:
-        ctx.close()
-        srv.stop()
-    watch.check()
