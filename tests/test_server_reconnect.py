@@ -13,6 +13,7 @@ from helpers_server import (
     autoplay,
     check_no_leaks,
     check_versions,
+    choose,
     create_table,
     is_event,
     running_server,
@@ -215,6 +216,35 @@ async def test_turn_timer_lets_the_ai_play_for_a_silent_player() -> None:
         await c.close()
 
 
+async def test_a_turn_timer_runs_from_its_own_prompt_not_from_an_earlier_one() -> None:
+    # A table has one alarm (server.tables.drivers), armed for the first prompt's deadline and
+    # left armed when the player moves: it must not act for the player at that old deadline,
+    # only once the new prompt's own timer has run out.
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "ann")
+        tid = await _start_solo(c, deals=1, turn_timer=0.6, ai="random")
+        loop = asyncio.get_running_loop()
+        i, first = await c.wait_for(lambda m: m["type"] == "your_turn")
+        await asyncio.sleep(0.35)  # the first deadline is 0.25 s away
+        await c.send({**choose(first["legal"], random.Random(1)), "table": tid})
+        i, second = await c.wait_for(lambda m: m["type"] == "your_turn", start=i + 1)
+        prompted = loop.time()
+        assert second["timer"] == 0.6  # a new turn, a whole timer
+        # silent now: the AI plays seat 0's move when the second timer runs out
+        await c.wait_for(
+            lambda m: (
+                m["type"] == "event"
+                and m["event"].get("seat") == 0
+                and m["event"]["type"] in ("bid", "discard", "chelem", "poignee", "play")
+            ),
+            start=i + 1,
+            timeout=10,
+        )
+        assert loop.time() - prompted >= 0.6 - 0.01
+        assert srv.lobby.tables[tid].seats[0].timeouts == 1
+        await c.close()
+
+
 @pytest.mark.parametrize("how", ["reconnect", "second_tab", "same_connection"])
 async def test_prompting_a_turn_again_keeps_what_is_left_of_its_timer(how: str) -> None:
     # docs/PROTOCOL.md section 7: no seat can hold a table forever. A reload (a new
@@ -226,16 +256,16 @@ async def test_prompting_a_turn_again_keeps_what_is_left_of_its_timer(how: str) 
         _, first = await c.wait_for(lambda m: m["type"] == "your_turn")
         assert first["timer"] == 30.0
         table = srv.lobby.tables[tid]
-        assert table.driver_timer is not None
-        deadline = table.driver_timer.when()  # loop time at which the AI acts for seat 0
+        assert table.driver_due is not None
+        deadline = table.driver_due[3]  # loop time at which the AI acts for seat 0
         await asyncio.sleep(0.3)
         if how == "reconnect":
             await c.close()
             await asyncio.sleep(0.1)
             # gone during its turn: the AI stands in no later than the turn's deadline,
             # though the absent wait (30 s) is as long as the timer
-            assert table.driver_timer is not None
-            assert table.driver_timer.when() <= deadline + 1e-3
+            assert table.driver_due is not None
+            assert table.driver_due[3] <= deadline + 1e-3
             c2 = await Client.connect(srv.port, "ann")
         elif how == "second_tab":
             c2 = await Client.connect(srv.port, "ann")
@@ -247,8 +277,10 @@ async def test_prompting_a_turn_again_keeps_what_is_left_of_its_timer(how: str) 
         _, again = await c2.wait_for(lambda m: m["type"] == "your_turn", start=start)
         assert (again["legal"], again["hand"]) == (first["legal"], first["hand"])  # same turn
         assert 0 < again["timer"] <= 29.8  # what is left, not a new 30 s
-        assert table.driver_timer is not None
-        assert abs(table.driver_timer.when() - deadline) < 1e-3
+        assert table.driver_due is not None
+        assert abs(table.driver_due[3] - deadline) < 1e-3
+        assert table.driver_timer is not None  # the table's alarm rings no later than that
+        assert table.driver_timer.when() <= deadline + 1e-3
         # acting gives the next turn a timer of its own
         bid = {"type": "bid", "table": tid, "contract": "pass"}
         assert (await c2.request(bid))["type"] == "ok"

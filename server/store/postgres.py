@@ -542,11 +542,12 @@ class PostgresStore:
         """Store a finished deal and add its scores to the cumulative ones, in one transaction
         (as ``SqliteStore.record_deal``: idempotent; a different record under the same number
         raises StoreConflict; ``seats``: who sat in each seat, for ``deal_players``)."""
-        rec = json_value(record)
+        rec_bytes = _encode(record)  # encoded once, as stored (SqliteStore.record_deal)
+        rec = _decode(rec_bytes)
         result = check_record(rec, players, scores)
         deal_scores = [num(float(x)) for x in scores]
         at = parse_time(finished_at) if finished_at else now()
-        rec_text = _encode(rec).decode()
+        rec_text = rec_bytes.decode()
         names = [p or AI for p in players]
         taker = result.get("taker")
         contract = result.get("contract")

@@ -523,11 +523,15 @@ class SqliteStore(SqlitePlayers):
         again changes nothing, so a retried write never counts twice; a different record under
         the same number raises StoreConflict.
         """
-        rec = _json_value(record)
+        # Encoded once, as stored; its decoding is the plain JSON the checks compare (a
+        # round trip through json_value and a second encoding were a third of a deal end's
+        # CPU on the store's thread, with the GIL).
+        rec_bytes = _encode(record)
+        rec = _decode(rec_bytes)
         result = check_record(rec, players, scores)
         deal_scores = [_num(float(x)) for x in scores]
         at = parse_time(finished_at) if finished_at else now()
-        rec_text = _encode(rec).decode()
+        rec_text = rec_bytes.decode()
         names = [p or AI for p in players]
         taker = result.get("taker")
         contract = result.get("contract")

@@ -121,7 +121,11 @@ class TableBase:
         self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self.ticket = 0
         self.driver: asyncio.Task[None] | None = None
-        self.driver_timer: asyncio.TimerHandle | None = None  # starts the driver after a delay
+        # The table's alarm (server.tables.drivers: one at a time, it rings for the earliest
+        # due time) and what is due: (ticket, seat, timeout, loop time) of the AI's next move
+        # after a delay (think delay, absent wait, turn timer), or None.
+        self.driver_timer: asyncio.TimerHandle | None = None
+        self.driver_due: tuple[int, int, bool, float] | None = None
         # The turn a present human was given a turn timer for (the deal and its turn_key in
         # server.tables.drivers), the seat's token, and when that timer runs out (loop time):
         # prompting the same player for the same turn again (a resume, a reload, a second tab,

@@ -32,12 +32,14 @@ class Broadcasting(TableBase):
                 lists.append((s.index, make(s.index)))
         self._broadcast(lists)
 
-    def _emit_action(self, prev: Any, action: Action, new: Any) -> None:
+    def _emit_action(self, prev: Any, action: Action, new: Any) -> list[dict[str, Any]]:
         """Broadcast an action's events (:func:`server.rules.views.events_for`: computed once
-        for the seats that learn the same, and so encoded once)."""
+        for the seats that learn the same, and so encoded once); returns the spectators'."""
         classes = [SPECTATORS, *(s.index for s in self.seats if s.kind == "human")]
         seats = [None if c == SPECTATORS else c for c in classes]
-        self._broadcast(list(zip(classes, events_for(prev, action, new, seats), strict=True)))
+        lists = events_for(prev, action, new, seats)
+        self._broadcast(list(zip(classes, lists, strict=True)))
+        return lists[0]
 
     def _emit_public(self, ev: dict[str, Any]) -> None:
         """A table event everybody sees identically (seats, table state, scores): the table

@@ -35,11 +35,10 @@ class Driving(Broadcasting):
     # -- turns, AI and timers ------------------------------------------------------------
 
     def _cancel_driver(self) -> None:
+        """Stop whatever was to act next. The alarm itself stays armed (see :meth:`_start_ai`);
+        with ``driver_due`` cleared it finds nothing to do when it rings."""
         self.ticket += 1
-        t = self.driver_timer
-        if t is not None:
-            t.cancel()
-            self.driver_timer = None
+        self.driver_due = None
         d = self.driver
         if d is not None and not d.done():
             d.cancel()
@@ -116,18 +115,53 @@ class Driving(Broadcasting):
         time (counted: repeated timeouts release the seat)."""
         self._cancel_driver()
         ticket = self.ticket
-        if delay > 0:
-            # A timer, not a task that sleeps: nearly every turn timer is cancelled by the
-            # player's move, and a timer handle costs a fraction of a task to arm and cancel.
-            loop = asyncio.get_running_loop()
-            self.driver_timer = loop.call_later(delay, self._drive_now, ticket, seat, timeout)
-        else:
+        if delay <= 0:
             self._drive_now(ticket, seat, timeout)
+            return
+        # One alarm per table, re-armed only when it would ring too late: nearly every turn
+        # timer (a minute) is made moot by the player's move within a second, and a timer
+        # armed and cancelled per prompt was a handle, a context and its arguments per move,
+        # kept in the loop's heap until it expired: a quarter of what each young collection
+        # of the collector walked at 1,000 players (docs/SCALING.md).
+        loop = asyncio.get_running_loop()
+        when = loop.time() + delay
+        self.driver_due = (ticket, seat, timeout, when)
+        alarm = self.driver_timer
+        if alarm is not None and alarm.when() <= when:
+            return  # it rings first, and re-arms itself for this due time
+        if alarm is not None:
+            alarm.cancel()
+        self.driver_timer = loop.call_at(when, self._ring)
+
+    def _ring(self) -> None:
+        """The table's alarm: drive the seat that is due, or wait again for a later due time."""
+        self.driver_timer = None
+        due = self.driver_due
+        if due is None:
+            return
+        ticket, seat, timeout, when = due
+        if ticket != self.ticket:
+            self.driver_due = None
+            return
+        loop = asyncio.get_running_loop()
+        if when > loop.time() + 0.001:  # armed for an earlier due time: wait again (within
+            # a millisecond is on time: asyncio itself rings up to its clock resolution early)
+            self.driver_timer = loop.call_at(when, self._ring)
+            return
+        self.driver_due = None
+        self._drive_now(ticket, seat, timeout)
+
+    def _stop_alarm(self) -> None:
+        """The table closes: its alarm must not keep it alive."""
+        self._cancel_driver()
+        alarm = self.driver_timer
+        if alarm is not None:
+            alarm.cancel()
+            self.driver_timer = None
 
     def _drive_now(self, ticket: int, seat: int, timeout: bool) -> None:
         if ticket != self.ticket:
             return
-        self.driver_timer = None
         if self.seats[seat].ai in INLINE_LEVELS and not self._bots_only():
             # A bot that answers in well under a millisecond, at a table paced by a human:
             # decided now (in the actor's turn, or the timer's callback) rather than in a task

@@ -252,7 +252,7 @@ class Seating(DealSequence):
             return
         was = self.state
         self.state = "closed"
-        self._cancel_driver()
+        self._stop_alarm()
         if announce:
             self._table_state_event(reason)
         self.closed = True
@@ -299,7 +299,7 @@ class Seating(DealSequence):
     def _stop(self) -> None:
         """The server stops: the table stays open in the database, to be rebuilt at the next
         start; its players resume their seats there."""
-        self._cancel_driver()
+        self._stop_alarm()
         for seat in self.seats:
             if seat.grace is not None:
                 seat.grace.cancel()

@@ -149,9 +149,11 @@ class DealSequence(Driving):
     def _applied(self, prev: Any, action: Action, new: Any, *, schedule: bool = True) -> None:
         self.deal = new
         self.metrics.actions_applied += 1
-        self._emit_action(prev, action, new)
+        events = self._emit_action(prev, action, new)
         if new.phase == OVER:
-            self._deal_over()
+            # the deal_over event's record (server.rules.views.events) is the one to store:
+            # built once, it is the largest thing a deal's end makes
+            self._deal_over(events[-1]["record"])
         elif schedule:
             self._schedule()
 
@@ -211,9 +213,13 @@ class DealSequence(Driving):
             and (max(self.scores) >= o.target_score or self.series_dealt >= 1000)
         )
 
-    def _record_deal(self, st: Any, players: list[str | None]) -> list[Any]:
-        """Count a finished deal and queue its record (the log of its actions is durable)."""
-        rec = record_of(st)
+    def _record_deal(
+        self, st: Any, players: list[str | None], rec: dict[str, Any] | None = None
+    ) -> list[Any]:
+        """Count a finished deal and queue its record (``rec``, else built here: the log of
+        its actions is durable)."""
+        if rec is None:
+            rec = record_of(st)
         deal_scores = rec["result"]["scores"]
         if self.deal_no >= self.series_first:
             self.scores = [a + b for a, b in zip(self.scores, deal_scores, strict=True)]
@@ -227,9 +233,11 @@ class DealSequence(Driving):
         self._after_commit.append(lambda: self.lobby.deal_recorded(tid, no))
         return deal_scores
 
-    def _deal_over(self) -> None:
+    def _deal_over(self, record: dict[str, Any] | None = None) -> None:
+        """The deal is over: count it, queue its record (``record``, if already built, must
+        be ``record_of(self.deal)``) and go on to the next deal or end the series."""
         players = [s.name if s.kind == "human" else None for s in self.seats]
-        deal_scores = self._record_deal(self.deal, players)
+        deal_scores = self._record_deal(self.deal, players, record)
         self.metrics.deals_finished += 1
         self._emit_public(
             {"type": "scores", "deal_no": self.deal_no, "deal": deal_scores, "total": self.scores}

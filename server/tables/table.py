@@ -77,7 +77,7 @@ class Table(Seating):
             self.lobby.flush_output()  # its events go out now, not a loop turn later
             if self._dirty or self._pending:
                 await self._flush()
-        self._cancel_driver()
+        self._stop_alarm()
         while not inbox.empty():  # requests that raced with closing still get their answer
             item = inbox.get_nowait()
             if item[0] in ("req", "hello", "created"):
