@@ -101,6 +101,23 @@ def test_a_bot_reads_the_same_from_both_and_decides_the_same() -> None:
     assert contracts == {"prise", "garde", "garde_sans", "garde_contre"}
 
 
+def test_a_forced_card_is_played_the_same_without_the_view() -> None:
+    # server/tables/drivers.py gives the bots that say ``forced_without_view`` an empty dict
+    # for a forced card (one legal card, no poignée): they must play it all the same (R7).
+    forced = 0
+    for level in ("heuristic", "normal", "easy"):
+        bot = make_bot(level, 3)
+        assert bot.forced_without_view  # type: ignore[attr-defined]
+        for st in _states(4, 15):
+            legal = legal_actions(st)
+            if legal is None or len(legal.plays) != 1 or legal.poignees:
+                continue
+            assert bot.choose({}, legal) == bot.choose(view(st, legal.seat, masks=True), legal)
+            forced += 1
+    assert forced > 100
+    assert not getattr(make_bot("random", 0), "forced_without_view", False)
+
+
 def test_defenders_see_the_discarded_trumps_and_no_other_discarded_card() -> None:
     """R5.4: a taker with fewer than six plain cards besides kings discards trumps, shown to
     all; the rest of the discard stays the taker's. Seat 1 takes a garde holding 15 trumps and 3

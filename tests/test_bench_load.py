@@ -75,3 +75,16 @@ def test_the_echo_server_answers_round_a_group_as_a_table_does() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_table_cpu_benchmark_runs_both_modes_against_a_baseline() -> None:
+    # bench/table_cpu.py: in-process tables; a request refused would make it exit non-zero.
+    for extra in ([], ["--humans"]):
+        cmd = [sys.executable, "bench/table_cpu.py", "--tables", "6", "--actions", "300"]
+        cmd += ["--warmup", "30", "--repeat", "1", "--baseline", str(ROOT), *extra]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=180)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        lines = proc.stdout.splitlines()
+        assert any(line.startswith("median this:") for line in lines), proc.stdout
+        (ratio,) = [line for line in lines if line.startswith("this / base: x")]
+        assert 0.3 < float(ratio.split("x")[1].split()[0]) < 3.0  # the same tree, twice

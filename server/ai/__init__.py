@@ -5,7 +5,9 @@ seat's :class:`server.rules.Legal`. Bots never see another seat's hidden cards. 
 ``choose`` never reads ``view`` says so with ``reads_view = False``: the table then passes an
 empty dict instead of building the view (the largest cost of an AI move at a busy server).
 A bot that runs in the server's process and takes ``view(st, seat, masks=True)`` (card sets as
-bitmasks, the same visibility) says so with ``reads_masks = True``.
+bitmasks, the same visibility) says so with ``reads_masks = True``; one that plays a forced
+card (a single legal card, no poignée to declare) without reading ``view`` says so with
+``forced_without_view = True``, and is then given an empty dict for such a card.
 
 Levels (``make_bot(level, seed)``), in the order players are offered them (:data:`AI_LEVELS`):
 
@@ -70,6 +72,7 @@ class EasyBot:
 
     name = "easy"
     reads_masks = True  # its inner HeuristicBot does
+    forced_without_view = True  # and so does this: one legal card is never a careless one
 
     def __init__(self, seed: int | None = None, careless: float = EASY_CARELESS) -> None:
         from .heuristic import HeuristicBot

@@ -55,6 +55,7 @@ class HeuristicBot:
 
     name = "heuristic"
     reads_masks = True  # takes view(..., masks=True) as well as a client's view
+    forced_without_view = True  # plays a forced card (one legal, no poignée) without the view
 
     def __init__(self, seed: int | None = None) -> None:
         """``seed`` is taken like every bot's (``make_bot``) and not used: the heuristic is

@@ -54,7 +54,11 @@ class Driving(Broadcasting):
 
     def _bots_only(self) -> bool:
         """No connected human sits here: the table's AI moves are paced (server.tables.pacer)."""
-        return all(s.kind != "human" or s.session is None for s in self.seats)
+        # a loop, not all() over a generator: asked three times a move
+        for s in self.seats:  # noqa: SIM110
+            if s.kind == "human" and s.session is not None:
+                return False
+        return True
 
     def _schedule(self) -> None:
         """Make the seat to act act: prompt a present human (and arm its timer), or start the
@@ -189,9 +193,17 @@ class Driving(Broadcasting):
         # of the cost of its move (bots run through the runner always read it).
         # One that reads bitmasks is given them: turning the cards into text and back was half
         # of an inline move.
+        # Nor is one whose card is forced (one legal card and nothing to declare) when it
+        # plays a forced card without looking: a fifth of the play's decisions, the last
+        # trick's among them.
+        forced = (
+            len(legal.plays) == 1
+            and not legal.poignees
+            and getattr(bot, "forced_without_view", False)
+        )
         seat_view = (
             view(st, seat_no, masks=getattr(bot, "reads_masks", False), legal=legal)
-            if getattr(bot, "reads_view", True)
+            if getattr(bot, "reads_view", True) and not forced
             else {}
         )
         return bot, seat_view, legal
