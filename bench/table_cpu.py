@@ -1,24 +1,26 @@
 """The event loop's CPU per player action, in process: what bench/load.py's CPU per request is
 made of, without sockets, client processes or a machine that changes speed under them.
 
-A real :class:`server.net.app.Server` (its SQLite store on its own thread, its journal, its
-reviews) serves N in-process connections, each alone at a table with three AI of the default
-level (the ``ai`` mode of bench/load.py), or four per table (``--humans``). Each connection
-answers its ``your_turn`` prompts with a random legal action at once, as a new frame would
-arrive (one turn of the loop later, through the server's request decoder and handlers). What
-is timed is the CPU of the loop's thread (``time.thread_time``) during a window of actions,
-less what the fake clients themselves spent (measured the same way); the store's thread and
-the review worker are not counted. Socket reads and writes are not there either: this figure
-is the server's own Python work per action.
+A real :class:`server.net.app.Server` (its SQLite store on its own thread, its journal; the
+deals' reviews with ``--reviews``) serves N in-process connections, each alone at a table with
+three AI of the default level (the ``ai`` mode of bench/load.py), or four per table
+(``--humans``). Each connection answers its ``your_turn`` prompts with a random legal action at
+once, as a new frame would arrive (one turn of the loop later, through the server's request
+decoder and handlers). What is timed is the CPU of the loop's thread (``time.thread_time``)
+during a window of actions, less what the fake clients themselves spent (measured the same
+way); the store's thread and the review worker are not counted. Socket reads and writes are not
+there either: this figure is the server's own Python work per action.
 
-    .venv/bin/python bench/table_cpu.py                   # 200 tables, ~10 s
+    .venv/bin/python bench/table_cpu.py                   # 200 tables, ~15 s
     .venv/bin/python bench/table_cpu.py --humans          # four humans per table
-    .venv/bin/python bench/table_cpu.py --baseline DIR    # also DIR's server, alternately
+    .venv/bin/python bench/table_cpu.py --baseline DIR    # also DIR's server, in turns
     .venv/bin/python bench/table_cpu.py --profile PATH    # cProfile of the window (pstats)
 
-With ``--baseline`` the two trees run alternately (``--repeat`` times each, a process per run)
-and the script prints each run's figure and the ratio of the medians: on a machine whose speed
-drifts, alternate runs minutes apart are what compares.
+With ``--baseline`` each repeat runs both trees' servers at once, in processes of their own
+that take turns every 50 ms (the other one stopped): the same tree against itself then gives
+pairs within about 2 % of each other, where runs one after the other differed by up to 1.35x
+on the same machine (its speed drifts within seconds). The script prints each run's figure and
+the ratio of the medians.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -155,6 +158,7 @@ class Bench:
             seed=a.seed,
             web=False,
             log_level="warning",
+            reviews=a.reviews,
         )
         store = AsyncStore(cfg.db, busy_timeout=1.0)
         self.srv = srv = Server(cfg, store)
@@ -202,8 +206,7 @@ def run_once(args: argparse.Namespace) -> dict[str, float]:
     return asyncio.run(main())
 
 
-def run_tree(tree: str, args: argparse.Namespace) -> dict[str, float]:
-    """One run in a process of its own, with ``tree``'s server."""
+def _child_cmd(args: argparse.Namespace) -> list[str]:
     cmd = [
         sys.executable,
         os.path.join(ROOT, "bench", "table_cpu.py"),
@@ -215,11 +218,55 @@ def run_tree(tree: str, args: argparse.Namespace) -> dict[str, float]:
     ]  # fmt: skip
     if args.humans:
         cmd.append("--humans")
-    env = {**os.environ, "PYTHONPATH": tree}
-    out = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        raise SystemExit(f"run in {tree} failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    if args.reviews:
+        cmd.append("--reviews")
+    return cmd
+
+
+def run_trees(trees: list[str], args: argparse.Namespace) -> list[dict[str, float]]:
+    """One run of each tree's server, each in a process of its own, all started together and
+    run in turns of ``--slice`` seconds (the others stopped meanwhile, SIGSTOP/SIGCONT): a
+    machine whose speed drifts within seconds (3x between runs minutes apart here) drifts for
+    all of them alike. Their CPU clocks do not count the time they are stopped."""
+    procs = []
+    for tree in trees:
+        env = {**os.environ, "PYTHONPATH": tree}
+        procs.append(
+            subprocess.Popen(
+                _child_cmd(args),
+                cwd=tree,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    try:
+        for p in procs[1:]:
+            os.kill(p.pid, signal.SIGSTOP)
+        turn = 0
+        while any(p.poll() is None for p in procs):
+            time.sleep(args.slice)
+            alive = [k for k, p in enumerate(procs) if p.poll() is None]
+            if not alive:
+                break
+            nxt = min((k for k in alive if k > turn), default=alive[0])
+            if nxt != turn:
+                if procs[turn].poll() is None:
+                    os.kill(procs[turn].pid, signal.SIGSTOP)
+                os.kill(procs[nxt].pid, signal.SIGCONT)
+                turn = nxt
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.kill(p.pid, signal.SIGCONT)
+    out = []
+    for tree, p in zip(trees, procs, strict=True):
+        stdout, stderr = p.communicate(timeout=args.timeout)
+        if p.returncode != 0:
+            raise SystemExit(f"run in {tree} failed:\n{stderr[-2000:]}")
+        out.append(json.loads(stdout.strip().splitlines()[-1]))
+    return out
 
 
 def main() -> None:
@@ -229,9 +276,17 @@ def main() -> None:
     ap.add_argument("--actions", type=int, default=20_000, help="player actions in the window")
     ap.add_argument("--warmup", type=int, default=3_000, help="player actions before it")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--reviews",
+        action="store_true",
+        help="review each deal as the server does (par in a worker process): steadier without",
+    )
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--baseline", metavar="DIR", help="a second source tree, run alternately")
+    ap.add_argument("--baseline", metavar="DIR", help="a second source tree, run in turns")
+    ap.add_argument(
+        "--slice", type=float, default=0.05, help="seconds each tree runs before the other's turn"
+    )
     ap.add_argument("--profile", metavar="PATH", help="cProfile the window (this tree, once)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -247,8 +302,7 @@ def main() -> None:
         f"after {args.warmup}; loop-thread CPU per player action, clients excluded"
     )
     for r in range(args.repeat):
-        for name, tree in trees:
-            res = run_tree(tree, args)
+        for (name, _), res in zip(trees, run_trees([t for _, t in trees], args), strict=True):
             figs[name].append(res["us_per_action"])
             print(
                 f"  run {r + 1} {name:4}: {res['us_per_action']:7.1f} us per action "

@@ -622,3 +622,11 @@ def test_replay_line_never_crashes(path: list[int], value: Any, mode: str, cut: 
         n_actions = len(acts) if isinstance(acts, list) else 0
         assert err["action_index"] == -1 or 0 <= err["action_index"] < max(n_actions, 1)
         assert isinstance(err["reason"], str)
+
+
+@given(st.integers(min_value=0, max_value=(1 << 78) - 1))
+def test_r1_5_half_points_of_any_set_of_cards_is_the_sum_of_its_cards(mask: int) -> None:
+    # half_points counts a set by rank class (bit counts); the table of card values decides.
+    from server.rules.cards import HALF_POINTS, half_points
+
+    assert half_points(mask) == sum(HALF_POINTS[i] for i in range(78) if mask >> i & 1)
