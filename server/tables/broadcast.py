@@ -51,7 +51,10 @@ class Broadcasting(TableBase):
         self._broadcast(lists)
 
     def _broadcast(self, lists: list[tuple[int, list[dict[str, Any]]]]) -> None:
-        n = max(len(evs) for _, evs in lists)
+        n = 0
+        for _, evs in lists:  # not max() over a generator: several times per action
+            if len(evs) > n:
+                n = len(evs)
         turn = self._turn()
         tid = self.id
         for i in range(n):
