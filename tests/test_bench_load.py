@@ -88,3 +88,13 @@ def test_table_cpu_benchmark_runs_both_modes_against_a_baseline() -> None:
         assert any(line.startswith("median this:") for line in lines), proc.stdout
         (ratio,) = [line for line in lines if line.startswith("this / base: x")]
         assert 0.3 < float(ratio.split("x")[1].split()[0]) < 3.0  # the same tree, twice
+
+
+def test_action_log_layout_benchmark_runs() -> None:
+    cmd = [sys.executable, "bench/action_log_layout.py", "--tables", "40", "--groups", "5"]
+    cmd += ["--batches", "60", "--repeat", "1"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    lines = [line.split() for line in proc.stdout.splitlines()[1:]]
+    assert [w[0] for w in lines] == ["clustered", "clustered_nofk", "append"]
+    assert lines[0][5] == "(x1.00),"  # clustered, against itself
