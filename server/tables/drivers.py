@@ -125,8 +125,8 @@ class Driving(Broadcasting):
         # One alarm per table, re-armed only when it would ring too late: nearly every turn
         # timer (a minute) is made moot by the player's move within a second, and a timer
         # armed and cancelled per prompt was a handle, a context and its arguments per move,
-        # kept in the loop's heap until it expired: a quarter of what each young collection
-        # of the collector walked at 1,000 players (docs/SCALING.md).
+        # kept in the loop's heap until cleaned up: about a fifth of what each young
+        # collection of the collector walked at 1,000 players (docs/SCALING.md).
         loop = asyncio.get_running_loop()
         when = loop.time() + delay
         self.driver_due = (ticket, seat, timeout, when)
