@@ -32,12 +32,16 @@ TIMEOUT = 10.0
 
 
 @asynccontextmanager
-async def running_server(db: Path | str | None = None, **overrides: Any) -> AsyncIterator[Server]:
+async def running_server(
+    db: Path | str | None = None, *, ai_failures: bool = False, **overrides: Any
+) -> AsyncIterator[Server]:
     """A server on 127.0.0.1 with a free port; AI and pauses at 0 unless overridden, and no
     limit on tables of bots only (tests run many from one address; tests of those limits set
     them).
 
-    ``db``: a SQLite path for the real AsyncStore (None: no store)."""
+    ``db``: a SQLite path for the real AsyncStore (None: no store). A table plays a random move
+    for an AI seat whose bot raised or chose an illegal action, and logs it: the test fails
+    then, unless it expects it (``ai_failures=True``)."""
     from server.store.aio import AsyncStore
 
     settings: dict[str, Any] = {
@@ -55,6 +59,10 @@ async def running_server(db: Path | str | None = None, **overrides: Any) -> Asyn
         yield server
     finally:
         await server.stop()
+    if not ai_failures:
+        assert server.metrics.ai_failures == {"error": 0, "illegal": 0}, (
+            "an AI seat's bot raised or chose an illegal action (its traceback is in the log)"
+        )
 
 
 class Client:

@@ -31,6 +31,9 @@ class Metrics:
         self.loop_lag_max = 0.0
         self.store_failures = 0
         self.turn_timeouts = 0  # moves the AI played for a present player out of time
+        # moves played at random because an AI seat's bot raised ("error") or chose an illegal
+        # action ("illegal"): a bug, each logged with its table and seat
+        self.ai_failures: dict[str, int] = {"error": 0, "illegal": 0}
         self.gc_pause_max = 0.0  # seconds, longest garbage-collector pause since start
         self._gc_start = 0.0
         # set by the app: () -> {state: count}, () -> pending store writes
@@ -92,6 +95,9 @@ class Metrics:
                [("", self.store_pending())])  # fmt: skip
         metric("atout_store_failures_total", "counter", "Store writes that failed for good.",
                [("", self.store_failures)])  # fmt: skip
+        metric("atout_ai_failures_total", "counter",
+               "AI moves played at random because the bot raised or chose an illegal action.",
+               [(f'{{reason="{r}"}}', n) for r, n in sorted(self.ai_failures.items())])  # fmt: skip
         metric("atout_ai_fallbacks_total", "counter",
                "Heuristic moves played instead of the strong AI's, by reason (timeout, error, crash).",
                [(f'{{reason="{r}"}}', n) for r, n in sorted(self.ai_fallbacks().items())])  # fmt: skip

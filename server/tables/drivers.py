@@ -216,6 +216,7 @@ class Driving(Broadcasting):
         try:
             return self.lobby.decider.choose_now(bot, seat_view, legal)
         except Exception:
+            self.metrics.ai_failures["error"] += 1
             ai = self.seats[seat_no].ai
             log.exception(
                 "table %s: AI %s failed at seat %d; playing at random", self.id, ai, seat_no
@@ -255,6 +256,7 @@ class Driving(Broadcasting):
         except asyncio.CancelledError:
             raise
         except Exception:
+            self.metrics.ai_failures["error"] += 1
             log.exception(
                 "table %s: AI %s failed at seat %d; playing at random", self.id, seat.ai, seat_no
             )

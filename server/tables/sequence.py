@@ -78,6 +78,7 @@ class DealSequence(Driving):
         try:
             new = apply(prev, action)
         except IllegalAction as e:
+            self.metrics.ai_failures["illegal"] += 1
             log.error("table %s: AI %s chose an illegal action %r: %s", self.id, seat.ai, action, e)
             legal = legal_actions(prev)
             if legal is None:
@@ -123,6 +124,7 @@ class DealSequence(Driving):
             try:
                 new = apply(st, action)
             except IllegalAction as e:
+                self.metrics.ai_failures["illegal"] += 1
                 ai = self.seats[seat_no].ai
                 log.error("table %s: AI %s chose an illegal action %r: %s", self.id, ai, action, e)
                 legal = legal_actions(st)
