@@ -1,5 +1,6 @@
-"""What a journal batch of actions costs SQLite in each layout of the action log: the evidence
-for (or against) changing the schema, not a figure of the server.
+"""What a journal batch of actions costs SQLite in each layout of the action log: SQLite's own
+work, not a figure of the server (a prototype server with the append-only log did no better
+at the AI pace of bench/load.py: docs/SCALING.md section 5, 7 December).
 
 The server's log (SQLite migration 0004) is clustered on (table, deal, index), WITHOUT ROWID,
 with a foreign key to its deal: a finished deal's actions are one range to delete, but a batch
