@@ -121,6 +121,21 @@ _decode = msgspec.json.Decoder(Msg).decode
 _encode = msgspec.json.Encoder().encode
 
 
+def bot_action(lg: Legal, rng: random.Random) -> dict[str, Any]:
+    """The clients' move for a prompt (see the module's doc; bench/table_cpu.py plays the same):
+    a random legal bid, the required cards then the first allowed ones for a discard, no
+    chelem, a random legal card."""
+    if lg.phase == "bidding":
+        return {"type": "bid", "contract": rng.choice(lg.bids)}
+    if lg.phase == "discard" and lg.discard is not None:
+        d = lg.discard
+        free = [c for c in d.choices if c not in d.required]
+        return {"type": "discard", "cards": d.required + free[: d.count - len(d.required)]}
+    if lg.phase == "chelem":
+        return {"type": "chelem", "announce": False}
+    return {"type": "play", "card": rng.choice(lg.plays)}
+
+
 class SetupError(Exception):
     pass
 
@@ -306,17 +321,7 @@ class Player(Conn):
                     fut.set_result(m)
 
     def _act(self, lg: Legal) -> None:
-        rng = self.rng
-        if lg.phase == "bidding":
-            obj: dict[str, Any] = {"type": "bid", "contract": rng.choice(lg.bids)}
-        elif lg.phase == "discard" and lg.discard is not None:
-            d = lg.discard
-            free = [c for c in d.choices if c not in d.required]
-            obj = {"type": "discard", "cards": d.required + free[: d.count - len(d.required)]}
-        elif lg.phase == "chelem":
-            obj = {"type": "chelem", "announce": False}
-        else:
-            obj = {"type": "play", "card": rng.choice(lg.plays)}
+        obj = bot_action(lg, self.rng)
         rid = next(self.ids)
         obj["id"] = rid
         obj["table"] = self.table

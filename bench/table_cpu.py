@@ -30,6 +30,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -37,6 +38,11 @@ import sys
 import tempfile
 import time
 from typing import Any
+
+import load  # bench/load.py, beside this script: its clients' protocol types and moves
+import msgspec
+
+_decode_msg = msgspec.json.Decoder(load.Msg).decode
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,14 +64,11 @@ class FakeConnection:
         self.account = None
         self.closed = False
         self.rng = random.Random(n)
-        self.table = ""
-        self.frames = 0
 
     def send(self, data: bytes) -> None:
-        self.frames += 1
         if data.startswith(b'{"type":"your_turn"'):
             t = time.thread_time()
-            msg = json.loads(data)
+            msg = _decode_msg(data)
             self.bench.loop.call_soon(self.bench.answer, self, msg)
             self.bench.client_cpu += time.thread_time() - t
         elif data.startswith(b'{"type":"error"') and not self.bench.done.is_set():
@@ -87,20 +90,6 @@ class FakeConnection:
         self.closed = True
 
 
-def choose(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """bench/load.py's bots: a random legal bid, the required cards then the first allowed for
-    a discard, no chelem, a random legal card."""
-    if legal["plays"]:
-        return {"type": "play", "card": rng.choice(legal["plays"])}
-    if legal["bids"]:
-        return {"type": "bid", "contract": rng.choice(legal["bids"])}
-    if legal["discard"] is not None:
-        d = legal["discard"]
-        rest = [c for c in d["choices"] if c not in d["required"]]
-        return {"type": "discard", "cards": d["required"] + rest[: d["count"] - len(d["required"])]}
-    return {"type": "chelem", "announce": False}
-
-
 class Bench:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -113,15 +102,16 @@ class Bench:
         self.result: dict[str, float] = {}
         self.rid = 0
 
-    def answer(self, conn: FakeConnection, prompt: dict[str, Any]) -> None:
-        """The client's next frame: decoded and handled as the server handles a frame."""
+    def answer(self, conn: FakeConnection, prompt: Any) -> None:
+        """The client's next frame (bench/load.py's move for the prompt, a ``load.Msg``):
+        decoded and handled as the server handles a frame."""
         from server.net.decode import decode_request
 
         if self.done.is_set():
             return
         t = time.thread_time()
         self.rid += 1
-        action = {**choose(prompt["legal"], conn.rng), "table": prompt["table"], "id": self.rid}
+        action = {**load.bot_action(prompt.legal, conn.rng), "table": prompt.table, "id": self.rid}
         frame = json.dumps(action).encode()
         self.client_cpu += time.thread_time() - t
         msg = decode_request(frame)
@@ -141,13 +131,19 @@ class Bench:
             self.done.set()
 
     async def run(self) -> dict[str, float]:
+        a = self.args
+        tmp = tempfile.mkdtemp(prefix="atout-table-cpu-")
+        try:
+            return await self._run(a, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    async def _run(self, a: argparse.Namespace, tmp: str) -> dict[str, float]:
         from protocol import messages as P
         from server.config import Config
         from server.net.app import Server
         from server.store.aio import AsyncStore
 
-        a = self.args
-        tmp = tempfile.mkdtemp(prefix="atout-table-cpu-")
         cfg = Config(
             db=os.path.join(tmp, "bench.db"),
             port=0,
