@@ -160,3 +160,58 @@ async def test_the_journal_writes_actions_first_and_each_table_in_order() -> Non
         mine = [o[0] for o in written if o[1][0] == f"t{i}"]
         assert mine == ["record_deal", "start_deal"]
     assert journal.batches == len(store.batches) >= 40 * OP_COST["record_deal"] // BATCH_COST
+
+
+class ThreadStore(RecordingStore):
+    """A recording store whose batches are written on another thread, as AsyncStore does."""
+
+    def __init__(self, fail: BaseException | None = None) -> None:
+        super().__init__()
+        self.fail = fail
+
+    def write_batch(self, groups: list[list[Any]], fences: Any = None) -> list[Any]:
+        super().write_batch(groups, fences)
+        return [self.fail] * len(groups)
+
+    async def run(self, fn: Any) -> Any:
+        return await asyncio.to_thread(fn, self)
+
+
+async def test_then_runs_as_the_batch_is_delivered_before_its_future_resolves() -> None:
+    # What a table does once its writes are stored (apply the moves, send the events) must
+    # not wait for its task to resume a turn of the loop later.
+    store = ThreadStore()
+    journal = Journal(store)
+    seen: list[tuple[str, Any, bool]] = []
+    flushed: list[list[str]] = []
+    journal.after_delivery = lambda: flushed.append([s[0] for s in seen])
+    futs: dict[str, asyncio.Future[Any]] = {}
+
+    def then(name: str) -> Any:
+        def run(res: Any) -> None:
+            seen.append((name, res, futs[name].done()))
+            if name == "b":
+                raise RuntimeError("a bug in what table b does next")
+
+        return run
+
+    for name in ("a", "b", "c"):
+        futs[name] = journal.write([action(name, 0)], name, then(name))
+    futs["d"] = journal.write([action("d", 0)], "d")  # no then: as before
+    assert await asyncio.gather(*futs.values()) == [None] * 4
+    # each then ran before its future was resolved, b's error did not stop c's,
+    # and the output was flushed once, after all of them
+    assert seen == [("a", None, False), ("b", None, False), ("c", None, False)]
+    assert flushed == [["a", "b", "c"]]
+    assert len(store.batches) == 1
+
+
+async def test_then_gets_the_error_and_is_skipped_for_a_cancelled_wait() -> None:
+    err = RuntimeError("disk full")
+    journal = Journal(ThreadStore(fail=err))
+    got: list[Any] = []
+    first = journal.write([action("a", 0)], "a", got.append)
+    gone = journal.write([action("b", 0)], "b", lambda res: got.append(("b", res)))
+    gone.cancel()  # its task stopped waiting: nothing to do on its behalf
+    assert await first is err
+    assert got == [err]

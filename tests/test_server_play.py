@@ -7,6 +7,7 @@ import asyncio
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers_server import (
@@ -405,3 +406,39 @@ async def test_ai_answers_made_at_once_are_stored_with_the_action_before_anyone_
                 answered += table.deal.n_actions - before - 1
         assert prompts > 5 and answered > prompts  # the AI answered most actions at once
         await c.close()
+
+
+async def test_a_bug_once_an_action_is_stored_is_answered_and_the_server_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # What a table does once an action is stored (apply it, send its events) runs as the
+    # journal delivers the batch (server.store.journal, ``then``), not in the table's task.
+    # It still runs in the table's context (its log records name the table), and a bug there
+    # reaches the player as an `internal` error, as one in the task would.
+    from server.ops import logs
+    from server.tables.sequence import DealSequence
+
+    real = DealSequence._apply_steps
+    seen: list[str | None] = []
+
+    def apply_steps(self: DealSequence, steps: list[Any]) -> None:
+        if steps[0][1].seat == 0 and not seen:  # the human's first action only
+            seen.append(logs._table.get())
+            raise RuntimeError("a bug after storing")
+        real(self, steps)
+
+    monkeypatch.setattr(DealSequence, "_apply_steps", apply_steps)
+    async with running_server(tmp_path / "a.db") as srv:
+        c = await Client.connect(srv.port, "alice")
+        tid = await create_table(c, deals=1)
+        await c.join(tid, seat=0)
+        assert (await c.request({"type": "start", "table": tid}))["type"] == "ok"
+        _, turn = await c.wait_for(lambda m: m["type"] == "your_turn")
+        rid = await c.send({**choose(turn["legal"], random.Random(1)), "table": tid})
+        await c.wait_for(lambda m: m.get("id") == rid and m["type"] == "error")
+        assert [m["type"] for m in c.answers_to(rid)] == ["ok", "error"]
+        assert c.answers_to(rid)[1]["code"] == "internal"
+        assert seen == [tid]
+        assert (await c.request({"type": "ping"}))["type"] == "pong"
+        await c.close()
+    assert any("a bug after storing" in r.getMessage() or r.exc_info for r in caplog.records)

@@ -100,6 +100,9 @@ class Lobby:
         self.output_flusher: Callable[[], None] | None = None
         # Tables' durable writes (server/store/journal.py); None without a store (some tests).
         self.journal = Journal(store) if hasattr(store, "run") else None
+        if self.journal is not None:
+            # what the tables sent on hearing their writes are stored goes out at once
+            self.journal.after_delivery = self.flush_output
         # Deals must be unpredictable: tables shuffle with the OS generator.
         self._rng = random.SystemRandom() if cfg.seed is None else random.Random(cfg.seed)
 

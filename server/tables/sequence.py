@@ -87,7 +87,15 @@ class DealSequence(Driving):
             new = apply(prev, action)
         # A timed-out human may lose the seat right after this move: nothing is chained to it.
         steps = [(prev, action, new), *([] if timeout else self._moves_at_once(new))]
-        err = await self._commit([self._log_op(p, a) for p, a, _ in steps])
+
+        def stored() -> None:
+            self._apply_steps(steps)
+            if timeout and seat.kind == "human" and seat.session is not None:
+                seat.timeouts += 1
+                self.metrics.turn_timeouts += 1
+                self._timed_out(action.seat)
+
+        err = await self._commit([self._log_op(p, a) for p, a, _ in steps], stored)
         if err is not None:
             delay = self._retry_delay()
             log.warning(
@@ -98,12 +106,6 @@ class DealSequence(Driving):
                 delay,
             )
             self._start_ai(action.seat, delay, timeout=timeout)
-            return
-        self._apply_steps(steps)
-        if timeout and seat.kind == "human" and seat.session is not None:
-            seat.timeouts += 1
-            self.metrics.turn_timeouts += 1
-            self._timed_out(action.seat)
 
     def _moves_at_once(self, st: Any) -> list[tuple[Any, Action, Any]]:
         """The moves the AI seats make at once after ``st`` (:meth:`_acts_at_once`: no think
@@ -313,14 +315,16 @@ class DealSequence(Driving):
             sess.error(msg.id, code, e.detail, rule=e.rule)
             return
         steps = [(prev, action, new), *self._moves_at_once(new)]
-        err = await self._commit([self._log_op(p, a) for p, a, _ in steps])
+
+        def stored() -> None:
+            self.seats[idx].timeouts = 0
+            sess.send_obj({"type": "ok", "id": msg.id})
+            self._apply_steps(steps)
+
+        err = await self._commit([self._log_op(p, a) for p, a, _ in steps], stored)
         if err is not None:  # refused: nothing changed, the player may send it again
             log.warning("table %s: action of seat %d refused: %s", self.id, idx, err)
             self._refuse(sess, msg.id, err)
-            return
-        self.seats[idx].timeouts = 0
-        sess.send_obj({"type": "ok", "id": msg.id})
-        self._apply_steps(steps)
 
 
 def _deal_over_event(st: Any, seat: int | None) -> dict[str, Any]:
