@@ -1,13 +1,13 @@
 """The table actor: four seats, a deal sequence, AI seat drivers, timers and the event log.
 
 Every change to a table happens inside :meth:`Table.run`, one inbox item at a time: client
-requests, AI and timer moves, disconnections, grace expiries. (Once an action's writes are
-stored, applying it and sending its events runs as the journal delivers them, a turn of the
-loop before the actor's task resumes: still within that item, while the task waits for it.)
-Handlers are synchronous and short;
+requests, AI and timer moves, disconnections, grace expiries. Handlers are synchronous and short;
 anything that waits (think delay, turn timer, AI thinking, the pause between deals) runs in a
 separate *driver* task that posts its outcome back to the inbox with a ticket, and a stale ticket
-is ignored. So actions are applied strictly one at a time and nothing waits inside the actor.
+is ignored. So actions are applied strictly one at a time and nothing waits inside the actor. (Once
+an action's writes are stored, applying it and sending its events runs as the journal delivers
+them, a turn of the loop before the actor's task resumes: still within that item, while the task
+waits for it.)
 
 What a seat or spectator learns always comes from :mod:`server.rules.views` (``view``, ``events``,
 ``deal_start_event``): this module never decides visibility itself. Events are numbered by one
