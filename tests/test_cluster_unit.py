@@ -321,7 +321,8 @@ async def test_another_hosts_new_table_is_listed_within_a_second(pg_url: str) ->
         assert a.cluster is not None and b.cluster is not None
         ca = await Client.connect(a.port, "Ada")
         cb = await Client.connect(b.port, "Bob")
-        await asyncio.sleep(0.5)  # both listeners are listening
+        # both listeners listen (a NOTIFY before that is only seen at the next heartbeat)
+        await eventually(lambda: now(a.cluster.listening.is_set() and b.cluster.listening.is_set()))
         tid = await create_table(ca, name="pushed")
         t0 = time.monotonic()
 

@@ -173,6 +173,9 @@ class Cluster:
         self._listings: dict[int, list[dict[str, Any]]] = {}
         self._last_beat = 0.0  # monotonic time of the last heartbeat that renewed the lease
         self._listener: threading.Thread | None = None
+        #: set once the listing listener listens (PostgreSQL): from then on no other worker's
+        #: listing change is missed (tests wait for it rather than sleep)
+        self.listening = threading.Event()
         #: table id -> ownership epoch, for every table this worker serves (the fences)
         self.epochs: dict[str, int] = {}
         self._restoring: set[str] = set()  # adopted tables being rebuilt here (``moving``)
@@ -296,7 +299,11 @@ class Cluster:
             try:
                 if reg is None:
                     reg = open_registry(self.cfg.db)
-                if reg.listen(0.5) and not self._closed:
+                    got = reg.listen(0)  # LISTEN at once, then say so
+                    self.listening.set()
+                else:
+                    got = reg.listen(0.5)
+                if got and not self._closed:
                     loop.call_soon_threadsafe(self._wake.set)
             except Exception as e:
                 log.warning("worker %d: listing listener: %s", self.worker, e)
