@@ -6,6 +6,7 @@ import asyncio
 import logging
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +183,10 @@ async def test_close_with_a_timeout_gives_up_loudly(path: str, caplog) -> None:
     lock = Lock(path)
     try:
         write = asyncio.create_task(store.record_deal("t9", 7, RECS[0], PLAYERS, scores(RECS[0])))
-        await asyncio.sleep(0.1)
+        deadline = time.monotonic() + 10
+        while not store.failing:  # the write met the lock and is being retried
+            assert time.monotonic() < deadline, "the write never met the lock"
+            await asyncio.sleep(0.01)
         await store.close(timeout=0.2)
         with pytest.raises(StoreLocked):
             await write
