@@ -3,7 +3,10 @@ runs a test on both storage backends; cheap password hashing."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from helpers_server import STARTED, kill_leftovers
 
 from server.players import passwords
 
@@ -17,3 +20,11 @@ def _cheap_passwords(monkeypatch: pytest.MonkeyPatch) -> None:
     parameters, so verification is the same code."""
     monkeypatch.setattr(passwords, "LOG_N", 10)
     monkeypatch.setattr(passwords, "P", 1)
+
+
+@pytest.fixture(autouse=True)
+def _no_server_outlives_its_test() -> Iterator[None]:
+    """A test that starts server processes records their pids in ``helpers_server.STARTED``;
+    those still running when it ends (it failed half-way) are killed."""
+    yield
+    kill_leftovers(STARTED)

@@ -394,6 +394,10 @@ def check_no_leaks(
     return len(pending)
 
 
+#: pids of the server processes the running test started (see kill_leftovers, conftest.py)
+STARTED: list[int] = []
+
+
 def kill_leftovers(pids: list[int]) -> None:
     """SIGKILL the server processes of ``pids`` that still run, and forget them: for a test's
     teardown, so that a test failing half-way does not leave its servers running (eight did,

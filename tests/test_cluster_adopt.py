@@ -22,12 +22,10 @@ import signal
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from helpers_server import TIMEOUT, Client, choose, is_event, kill_leftovers, table_finished
+from helpers_server import STARTED, TIMEOUT, Client, choose, is_event, table_finished
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidHandshake
 
@@ -36,16 +34,6 @@ from server.store import is_postgres, open_registry, open_store
 ROOT = Path(__file__).resolve().parent.parent
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)")
 LEASE = 3.0  # the lease of --heartbeat 0.2: max(5 x 0.2, 3 s)
-
-
-#: the pids of the servers this module's tests started (see kill_leftovers)
-_STARTED: list[int] = []
-
-
-@pytest.fixture(autouse=True)
-def _no_server_outlives_its_test() -> Iterator[None]:
-    yield
-    kill_leftovers(_STARTED)
 
 
 class Worker:
@@ -72,7 +60,7 @@ class Worker:
             "--grace", "60", "--log-format", "json", "--log-level", "info",
             cwd=ROOT, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=env,
         )  # fmt: skip
-        _STARTED.append(self.proc.pid)
+        STARTED.append(self.proc.pid)
         port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._reader = asyncio.create_task(self._read(port))
         self.port = await asyncio.wait_for(port, 30)

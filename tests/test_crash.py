@@ -20,11 +20,10 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import pytest
-from helpers_server import Client, actions_in_view, choose, create_table, kill_leftovers
+from helpers_server import STARTED, Client, actions_in_view, choose, create_table
 from websockets.exceptions import ConnectionClosed
 
 from server.store import open_store as Store
@@ -32,16 +31,6 @@ from server.store import open_store as Store
 SERVER = [sys.executable, "-m", "server.cli"]
 LISTENING = re.compile(r"listening on ws://127\.0\.0\.1:(\d+)")
 ACTIONS = frozenset({"bid", "discard", "chelem", "poignee", "play"})
-
-
-#: the pids of the servers this module's tests started (see kill_leftovers)
-_STARTED: list[int] = []
-
-
-@pytest.fixture(autouse=True)
-def _no_server_outlives_its_test() -> Iterator[None]:
-    yield
-    kill_leftovers(_STARTED)
 
 
 class ServerProcess:
@@ -81,7 +70,7 @@ class ServerProcess:
             stderr=asyncio.subprocess.PIPE,
             env=env,
         )
-        _STARTED.append(self.proc.pid)
+        STARTED.append(self.proc.pid)
         port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._reader = asyncio.create_task(self._read(port))
         self.port = await asyncio.wait_for(port, 20)
