@@ -192,6 +192,20 @@ def table_id(screen: str) -> str:
     return m.group(1)
 
 
+def first_turn(child: pexpect.spawn) -> tuple[str, str, int]:
+    """Our first prompt in a deal: (the table, the prompt's kind, the deal's number). A deal
+    can end before anybody acts (a petit sec annuls it, R3.1): its summary, which has no table
+    title, is passed with Enter, and the next deal's first prompt counts."""
+    while True:
+        kind = expect_prompt(child)
+        if kind != "pause":
+            m = re.search(r"Table (\S+) · deal (\d+)", child.before)
+            assert m, "no table title on screen:\n" + child.before[-3000:]
+            return m.group(1), kind, int(m.group(2))
+        assert "was annulled" in child.before, child.before[-3000:]
+        child.sendline("")
+
+
 def summary_scores(screen: str) -> dict[str, float]:
     """{player name: this deal's score} from the last summary panel."""
     start = screen.rfind(": result")
@@ -573,8 +587,7 @@ def test_ctrl_c_leaves_cleanly_and_join_takes_the_seat_back(
     child = spawn(["play", "--server", server.url, "--name", "Ann", "--deals", "2"], tmp_path)
     child.expect(r"you\s+sit\s+at\s+seat\s+(\d)")
     seat = child.match.group(1)
-    expect_prompt(child)
-    tid = table_id(child.before)
+    tid = first_turn(child)[0]
     child.sendcontrol("c")
     child.expect(  # the command on a line of its own, to copy (finding 5)
         r"Bye! An AI plays your seat; within \d+ s this command gives it back to you:\r\n"
@@ -689,8 +702,7 @@ def test_rejoining_during_our_turn_says_no_false_timeout(
     """Item 3: a rejoin during our own turn (no turn timer, nothing played for us) must not
     say `Time is up: the AI decided for you.`"""
     child = spawn(["play", "--server", server.url, "--name", "Ann", "--deals", "2"], tmp_path)
-    expect_prompt(child)
-    tid = table_id(child.before)
+    tid = first_turn(child)[0]
     child.sendcontrol("c")
     child.expect(pexpect.EOF)
     child.close()
@@ -858,8 +870,7 @@ def test_a_long_outage_is_one_status_line_and_ends_with_how_to_come_back(
             tmp_path,
             ATOUT_RECONNECT_SECONDS="4",
         )
-        expect_prompt(child)
-        tid = table_id(child.before)
+        tid = first_turn(child)[0]
         proxy.refuse()  # nobody answers any more
         proxy.cut()
         child.expect(r"Could not reconnect to the server for two minutes; giving up\.", timeout=30)
@@ -888,19 +899,18 @@ def test_rejoining_tells_what_happened_and_reviews_earlier_deals(tmp_path: Path)
         (tmp_path / "state").mkdir()
         (tmp_path / "state" / "settings.json").write_text(json.dumps({"speed": 0.05}))
         child = spawn(["play", "--server", server.url, "--name", "Ann", "--deals", "3"], tmp_path)
-        expect_prompt(child)
-        tid = table_id(child.before)
+        tid, _, no = first_turn(child)  # deal 1, or 2 after a petit sec (R3.1)
         child.sendcontrol("c")
         child.expect(pexpect.EOF)
         child.close()
-        server.results(tid, 1, timeout=20)  # the AI plays our seat: deal 1 ends meanwhile
+        server.results(tid, no, timeout=20)  # the AI plays our seat: the deal ends meanwhile
         back = spawn(["join", f"--server={server.url}", "--name=Ann", "--", tid], tmp_path)
         back.expect(r"You are back at seat")
         back.expect(r"While you were away:")
-        back.expect(r"deal 1(?: was annulled|: .* took a)")
+        back.expect(rf"deal {no}(?: was annulled|: .* took a)")
         kind = expect_prompt(back)
-        back.sendline("review 1")
-        back.expect(r"Deal 1, trick by trick|Deal 1 was annulled|Hands as dealt")
+        back.sendline(f"review {no}")
+        back.expect(rf"Deal {no}, trick by trick|Deal {no} was annulled|Hands as dealt")
         assert expect_prompt(back) == kind
         back.sendcontrol("c")
         back.expect(pexpect.EOF)

@@ -263,20 +263,38 @@ def test_the_par_counts_its_own_cpu_time_not_the_servers() -> None:
     from server.players.par import par_of
 
     rec = _played_record(9)
-    stop = threading.Event()
+    window = threading.Event()  # set: inside the measured window
+    closed = threading.Event()  # the busy thread has read its clock at the window's end
+    busy_ms = 0.0
+    rounds = 0  # the busy thread's loops in the window: ~10 µs of CPU each
 
     def busy() -> None:
-        while not stop.is_set():
+        nonlocal busy_ms, rounds
+        window.wait()
+        t0 = time.thread_time()
+        while window.is_set():
             sum(range(1000))
+            rounds += 1
+        busy_ms = (time.thread_time() - t0) * 1000
+        closed.set()
 
     other = threading.Thread(target=busy)
     other.start()
+    pars = []
+    p0 = time.process_time()
+    window.set()  # after p0: the busy thread's time in the window is inside the process's
     try:
-        p0 = time.process_time()
-        pars = [par_of(rec) for _ in range(10)]
-        process_ms = (time.process_time() - p0) * 1000
+        # enough pars for the busy thread to have had the GIL a good while (they share it)
+        deadline = time.monotonic() + 30
+        while len(pars) < 10 or (rounds < 1000 and time.monotonic() < deadline):
+            pars.append(par_of(rec))
     finally:
-        stop.set()
+        window.clear()
+        closed.wait()
         other.join()
-    # the two threads share the GIL: the par's own share is well under the process's time
-    assert 0 < sum(p["cpu_ms"] for p in pars) < 0.75 * process_ms
+    process_ms = (time.process_time() - p0) * 1000
+    par_ms = sum(p["cpu_ms"] for p in pars)
+    assert par_ms > 0 and busy_ms > 2.0
+    # the par's time and the busy thread's are disjoint parts of the process's: were the par
+    # the process's CPU, it would include the busy thread's too
+    assert par_ms + busy_ms <= process_ms + 1.0
