@@ -29,6 +29,43 @@ def test_a_single_deal_moves_ratings_symmetrically() -> None:
     assert ratings.rate(["h", "h", "h", "h"], {"h": (25, 2.0)}, 0, True) == {}
 
 
+def test_a_pair_is_rated_as_openskill_ranks_it_and_leaves_no_garbage_cycles() -> None:
+    """Each pair is openskill's BradleyTerryFull with the winner ranked first, to the last bit;
+    rated winner first without ``ranks`` (the model's reordering by rank left 8 objects in
+    reference cycles per call, work for the collector that pauses the server's loop)."""
+    import gc
+    import math
+    import random
+
+    model = ratings._MODEL
+    rng = random.Random(7)
+    for _ in range(300):
+        rt = (rng.uniform(-10, 60), rng.uniform(0.5, 9))
+        rd = (rng.uniform(-10, 60), rng.uniform(0.5, 9))
+        won = rng.random() < 0.5
+        # one pair: the taker "t" holds three seats (self-pairs are skipped), "d" the fourth
+        got = ratings.rate(["t", "d", "t", "t"], {"t": rt, "d": rd}, 0, won)
+        # rate() first adds tau to each sigma (skill can change between deals)
+        bt = (rt[0], math.sqrt(rt[1] ** 2 + ratings.TAU**2))
+        bd = (rd[0], math.sqrt(rd[1] ** 2 + ratings.TAU**2))
+        (nt,), (nd,) = model.rate(
+            [[model.rating(mu=bt[0], sigma=bt[1])], [model.rating(mu=bd[0], sigma=bd[1])]],
+            ranks=[0.0, 1.0] if won else [1.0, 0.0],
+        )
+        assert got["t"][0] == bt[0] + (nt.mu - bt[0])
+        assert got["d"][0] == bd[0] + (nd.mu - bd[0])
+        assert math.isclose(got["t"][1], nt.sigma, rel_tol=1e-12)
+        assert math.isclose(got["d"][1], nd.sigma, rel_tol=1e-12)
+    gc.collect()
+    gc.disable()
+    try:
+        for k in range(50):
+            ratings.rate(list("abcd"), {c: (25.0, 8.0) for c in "abcd"}, k % 4, k % 3 == 0)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
 def test_sigma_shrinks_at_the_documented_rate() -> None:
     """Equal players (even odds): σ after n rated deals within 25 % of expected_sigma(n)."""
     out = simulate(600, per_level=8, seed=5, levels=("heuristic",))

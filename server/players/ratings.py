@@ -51,17 +51,22 @@ def rate(
     dmu: dict[Hashable, float] = {}
     shrink: dict[Hashable, float] = {}
     t = subjects[taker]
-    ranks = [0.0, 1.0] if taker_won else [1.0, 0.0]
     for s in range(4):
         d = subjects[s]
         if s == taker or (t is None and d is None) or (t is not None and t == d):
             continue
         rt = before[t] if t is not None else (MU0, SIGMA0)
         rd = before[d] if d is not None else (MU0, SIGMA0)
-        (nt,), (nd,) = _MODEL.rate(
-            [[_MODEL.rating(mu=rt[0], sigma=rt[1])], [_MODEL.rating(mu=rd[0], sigma=rd[1])]],
-            ranks=ranks,
-        )
+        taker_r = _MODEL.rating(mu=rt[0], sigma=rt[1])
+        defender_r = _MODEL.rating(mu=rd[0], sigma=rd[1])
+        # The winner first and no ``ranks``: the same figures as ranks [0, 1] (checked on
+        # 20,000 random pairs), without the model's reordering of the teams by rank, whose
+        # closures left 8 objects per call for the garbage collector (cycles): on the server
+        # every review rates on the store's thread, and young collections pause the loop.
+        if taker_won:
+            (nt,), (nd,) = _MODEL.rate([[taker_r], [defender_r]])
+        else:
+            (nd,), (nt,) = _MODEL.rate([[defender_r], [taker_r]])
         for who, old, new in ((t, rt, nt), (d, rd, nd)):
             if who is None:
                 continue
