@@ -10,7 +10,8 @@ bytes each, so the echo reproduces the number and size of the frames Atout sends
 (measured in the same run). A frame without ``|`` is echoed back unchanged.
 
 A text frame ``"@G"`` puts its connection in group G (answered ``"@"``), as the four players of
-a table: the K frames of a request from a member then go round the group's connections, from
+a table; a fifth is refused (answered ``"!full"``, the connection stays on its own), so a
+client's mistake cannot make a round five frames long. The K frames of a request from a member then go round the group's connections, from
 the requester on (a table's event goes to its four players, the next prompt to one of them),
 not all to the requester.
 
@@ -45,6 +46,7 @@ def _payload(size: int) -> str:
 
 
 _groups: dict[str, list[ServerConnection]] = {}
+GROUP_SIZE = 4  # the four seats of a table
 
 
 async def _handler(ws: ServerConnection) -> None:
@@ -56,8 +58,11 @@ async def _handler(ws: ServerConnection) -> None:
                 await ws.send(frame)
                 continue
             if frame[:1] == "@" and group is None:
-                group = frame[1:]
-                members = _groups.setdefault(group, [])
+                joined = _groups.setdefault(frame[1:], [])
+                if len(joined) >= GROUP_SIZE:
+                    await ws.send("!full")
+                    continue
+                group, members = frame[1:], joined
                 members.append(ws)
                 await ws.send("@")  # in: the client waits for it, so a group is whole at once
                 continue

@@ -535,7 +535,9 @@ async def _setup(spec: Spec, stats: Stats) -> tuple[list[Conn], list[Any]]:
                 ws = await _open(spec.url, spec.read_size)
                 if spec.fanout and spec.group > 1:  # replies go round the group, as at a table
                     await ws.send(f"@{GROUP_TOKEN}-{i}")
-                    await asyncio.wait_for(ws.recv(), TIMEOUT)  # "@": in the group
+                    answer = await asyncio.wait_for(ws.recv(), TIMEOUT)
+                    if answer != "@":  # "!full": more members than a table's seats
+                        raise RuntimeError(f"the echo server refused a group member: {answer!r}")
                 c = EchoClient(ws, stats, spec.pace, rng(i + k), spec.profile, rd)
                 conns.append(c)
                 c.start()

@@ -41,7 +41,7 @@ def test_load_benchmark_quick_runs_every_mode_without_errors() -> None:
 def test_the_echo_server_answers_round_a_group_as_a_table_does() -> None:
     """The humans' echo: a request's K frames go round the four connections of its group,
     from the requester on (as a table's events go to its four players); ungrouped, all to
-    the requester."""
+    the requester. A fifth member is refused."""
     from websockets.sync.client import ClientConnection, connect
 
     proc = subprocess.Popen(
@@ -63,6 +63,11 @@ def test_the_echo_server_answers_round_a_group_as_a_table_does() -> None:
             for ws in seats:
                 ws.send("@table-1")
                 assert ws.recv(timeout=10) == "@"  # in the group
+            fifth = conn()
+            fifth.send("@table-1")
+            assert fifth.recv(timeout=10) == "!full"  # a table has four seats
+            fifth.send("2 4|")  # it stays on its own: its frames come back to it alone
+            assert [fifth.recv(timeout=10) for _ in range(2)] == ["xxxx"] * 2
             seats[1].send("7 10|padding")
             # Frames to seats 1, 2, 3, 0, 1, 2, 3: two each, one for seat 0, and nothing more.
             for i, n in enumerate([1, 2, 2, 2]):
