@@ -54,10 +54,20 @@ async def test_deals_and_scores_survive_a_restart_and_export_replays(db: str) ->
         await c2.close()
 
     store = Store(str(db))
+    unseen = 0
     try:
         for tid in (tid1, tid2, tid3):
             assert store.table_scores(tid) == totals[tid]
             stored = list(store.deals(tid))
+            if tid == tid3:
+                # carol's table deals on with nobody to see it: as the server stops, and after
+                # the restart while her seat waits. A deal can only end so when it ends before
+                # anybody acts (a petit sec, R3.1; about one deal in fifty): stored, unseen.
+                extra = stored[len(seen[tid]) :]
+                petit_sec = {"status": "annulled", "reason": "petit_sec", "scores": [0, 0, 0, 0]}
+                assert all(d["result"] == petit_sec for d in extra), extra
+                unseen += len(extra)
+                stored = stored[: len(seen[tid])]
             assert [d["result"] for d in stored] == [e["result"] for e in seen[tid]]
             assert [{k: v for k, v in d.items() if k != "meta"} for d in stored] == [
                 e["record"] for e in seen[tid]
@@ -71,7 +81,7 @@ async def test_deals_and_scores_survive_a_restart_and_export_replays(db: str) ->
         [*SERVER, "export", "--db", str(db)], capture_output=True, check=True, timeout=60
     ).stdout
     lines = exported.decode().splitlines()
-    assert len(lines) == sum(len(v) for v in seen.values())
+    assert len(lines) == sum(len(v) for v in seen.values()) + unseen
     replayed = subprocess.run(
         [*SERVER, "replay", "-"], input=exported, capture_output=True, timeout=60
     )
@@ -81,4 +91,4 @@ async def test_deals_and_scores_survive_a_restart_and_export_replays(db: str) ->
     for line, result in zip(lines, results, strict=True):
         by_table.setdefault(json.loads(line)["meta"]["table_id"], []).append(result)
     for tid, events in seen.items():
-        assert by_table[tid] == [e["result"] for e in events]
+        assert by_table[tid][: len(events)] == [e["result"] for e in events]
