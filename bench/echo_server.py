@@ -10,10 +10,10 @@ bytes each, so the echo reproduces the number and size of the frames Atout sends
 (measured in the same run). A frame without ``|`` is echoed back unchanged.
 
 A text frame ``"@G"`` puts its connection in group G (answered ``"@"``), as the four players of
-a table; a fifth is refused (answered ``"!full"``, the connection stays on its own), so a
-client's mistake cannot make a round five frames long. The K frames of a request from a member then go round the group's connections, from
+a table: the K frames of a request from a member then go round the group's connections, from
 the requester on (a table's event goes to its four players, the next prompt to one of them),
-not all to the requester.
+not all to the requester. A fifth is refused (answered ``"!full"``; the connection stays on
+its own), so that a client's mistake cannot make a round five frames long.
 
     .venv/bin/python bench/echo_server.py [--port 0] [--loop asyncio|uvloop]
                                                 # prints "PORT <n>" once listening
