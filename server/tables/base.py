@@ -192,10 +192,11 @@ class TableBase:
         and all or nothing; None once they are in the database, else the error (then the
         pending writes and the row stay to do, and ``ops`` are dropped: the caller decides).
 
-        ``then`` runs once they are stored, as the journal delivers its batch: a turn of a busy
-        loop before this task resumes (milliseconds each under load, in every action's
-        latency). It is what the task would do first on resuming, so nothing else of the table
-        runs in between. If it raises, the exception is raised here."""
+        ``then``, and the callbacks queued for after the commit, run once the writes are stored,
+        as the journal delivers its batch: a turn of a busy loop before this task resumes
+        (milliseconds each under load, in every action's latency). It is what the task would do
+        first on resuming, so nothing else of the table runs in between. If it raises, the
+        exception is raised here."""
         journal = self.lobby.journal
         save = self._dirty
         pending = self._pending
@@ -216,28 +217,22 @@ class TableBase:
             if then is not None:
                 then()
 
-        if then is None:
-            err = await journal.write(head + ops if head else ops, self.id)
-            if err is None:
-                finish()
-                return None
-        else:
-            raised: list[BaseException] = []
-            # the task's context: log records, and tasks started by ``then``, name the table
-            ctx = contextvars.copy_context()
+        raised: list[BaseException] = []
+        # the task's context: log records, and tasks started by ``then``, name the table
+        ctx = contextvars.copy_context()
 
-            def stored(err: BaseException | None) -> None:
-                if err is None:
-                    try:
-                        ctx.run(finish)
-                    except Exception as e:  # raised in the task, as if it had happened there
-                        raised.append(e)
-
-            err = await journal.write(head + ops if head else ops, self.id, stored)
+        def stored(err: BaseException | None) -> None:
             if err is None:
-                if raised:
-                    raise raised[0]
-                return None
+                try:
+                    ctx.run(finish)
+                except Exception as e:  # raised in the task, as if it had happened there
+                    raised.append(e)
+
+        err = await journal.write(head + ops if head else ops, self.id, stored)
+        if err is None:
+            if raised:
+                raise raised[0]
+            return None
         if isinstance(err, StoreFenced):  # not ours any more: never retried, dropped here
             self._pending = []
             self._dirty = False
