@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
@@ -171,6 +172,40 @@ async def test_between_deals_the_next_one_comes(db: str) -> None:
         c2, snap = await _resume(srv.port, "ann", token, v)
         # the snapshot shows deal 1 over (or deal 2 already dealt); deal 2 comes and is played
         assert snap["info"]["deal_no"] in (1, 2) and snap["info"]["state"] == "playing"
+        await autoplay(c2, tid, random.Random(10), table_finished)
+    assert _deals(db, tid) == [1, 2]
+
+
+async def test_a_stopping_server_deals_no_new_deal(db: str) -> None:
+    """Between a server's decision to stop and its tables' stop, its connections close, which
+    can take seconds (a client slow to answer the close): a table's pause between deals ending
+    then deals nothing. The table is stored between the two deals, and the next deal comes at
+    the next start."""
+    async with running_server(db, seed=SEED, absent_wait=30.0, deal_pause=1.0) as srv:
+        c = await Client.connect(srv.port, "ann")
+        tid = await create_table(c, deals=2)
+        await c.join(tid, seat=0)
+        await c.request({"type": "start", "table": tid})
+        await autoplay(c, tid, random.Random(9), is_event("scores", deal_no=1))
+        token, v = c.token, c.events(tid)[-1]["v"]
+        assert token is not None
+        t = srv.lobby.tables[tid]
+        srv.lobby.shutting_down = True  # what Server.stop sets first, before closing sockets
+        deadline = asyncio.get_running_loop().time() + 5.0
+        # the pause's "next" comes and goes (the ticket it carries is the table's)
+        while t.driver is not None and not t.driver.done():
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)  # the "next" item handled
+        assert t.deal_no == 1 and t.deal is not None and t.deal.phase == "over"
+    s = Store(str(db), readonly=True)
+    try:
+        assert s.unfinished_deals() == []  # deal 2 was never started, not even in the log
+    finally:
+        s.close()
+    assert _deals(db, tid) == [1]
+    async with running_server(db, seed=SEED, absent_wait=30.0) as srv:
+        c2, _ = await _resume(srv.port, "ann", token, v)
         await autoplay(c2, tid, random.Random(10), table_finished)
     assert _deals(db, tid) == [1, 2]
 

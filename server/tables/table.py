@@ -145,7 +145,9 @@ class Table(Seating):
         if kind == "created":
             return self._on_created(item[1], item[2], item[3])
         if kind == "next":
-            if item[1] == self.ticket and self.state == "playing":
+            # Not while the server stops (its connections closing can take seconds): the
+            # table is rebuilt between the two deals, and the next one comes at the next start.
+            if item[1] == self.ticket and self.state == "playing" and not self.lobby.shutting_down:
                 return self._new_deal()
         elif kind == "gone":
             self._on_gone(item[1])
