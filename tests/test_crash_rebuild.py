@@ -17,6 +17,7 @@ from typing import Any
 from fixtures_pg import database_bytes
 from helpers_server import Client, autoplay, create_table, is_event, running_server, table_finished
 
+from server.net.app import Server
 from server.rules.randplay import random_deal
 from server.rules.records import record_of
 from server.store import open_store as Store
@@ -159,12 +160,16 @@ async def test_a_deal_complete_in_the_log_is_finished_by_the_rebuild(db: str) ->
         assert tid not in srv.lobby.tables
 
 
-async def _first_of_two_deals(port: int) -> tuple[str, str, int]:
-    """ann plays deal 1 of 2 at a new table: its id, her seat token and the last event's v."""
-    c = await Client.connect(port, "ann")
+async def _first_of_two_deals(srv: Server, *, stopping: bool = False) -> tuple[str, str, int]:
+    """ann plays deal 1 of 2 at a new table: its id, her seat token and the last event's v.
+    ``stopping``: the server starts to stop once the deal is under way (``Server.stop`` sets
+    ``shutting_down`` first, then closes the connections, then stops the tables)."""
+    c = await Client.connect(srv.port, "ann")
     tid = await create_table(c, deals=2)
     await c.join(tid, seat=0)
     await c.request({"type": "start", "table": tid})
+    if stopping:
+        srv.lobby.shutting_down = True
     await autoplay(c, tid, random.Random(9), is_event("scores", deal_no=1))
     assert c.token is not None
     return tid, c.token, c.events(tid)[-1]["v"]
@@ -172,7 +177,7 @@ async def _first_of_two_deals(port: int) -> tuple[str, str, int]:
 
 async def test_between_deals_the_next_one_comes(db: str) -> None:
     async with running_server(db, seed=SEED, absent_wait=30.0, deal_pause=0.5) as srv:
-        tid, token, v = await _first_of_two_deals(srv.port)
+        tid, token, v = await _first_of_two_deals(srv)
     async with running_server(db, seed=SEED, absent_wait=30.0) as srv:  # the table's pause is kept
         c2, snap = await _resume(srv.port, "ann", token, v)
         # the snapshot shows deal 1 over (or deal 2 already dealt); deal 2 comes and is played
@@ -186,10 +191,9 @@ async def test_a_stopping_server_deals_no_new_deal(db: str) -> None:
     can take seconds (a client slow to answer the close): a table's pause between deals ending
     then deals nothing. The table is stored between the two deals, and the next deal comes at
     the next start."""
-    async with running_server(db, seed=SEED, absent_wait=30.0, deal_pause=1.0) as srv:
-        tid, token, v = await _first_of_two_deals(srv.port)
+    async with running_server(db, seed=SEED, absent_wait=30.0, deal_pause=0.2) as srv:
+        tid, token, v = await _first_of_two_deals(srv, stopping=True)
         t = srv.lobby.tables[tid]
-        srv.lobby.shutting_down = True  # what Server.stop sets first, before closing sockets
         deadline = asyncio.get_running_loop().time() + 5.0
         # the pause's "next" comes and goes (the ticket it carries is the table's)
         while t.driver is not None and not t.driver.done():
