@@ -438,7 +438,7 @@ def _without_orphaned_spawns(logs: list[str], kills: int) -> list[str]:
     return out
 
 
-# What CI once found in the log after a kill (Python 3.11), between the two servers' lines.
+# The block as CI once found it after a kill (Python 3.11; the interpreter's path shortened).
 _ORPHANED_SPAWN = """Traceback (most recent call last):
   File "<string>", line 1, in <module>
   File "/usr/lib/python3.11/multiprocessing/spawn.py", line 122, in spawn_main
