@@ -60,9 +60,10 @@ async def test_deals_and_scores_survive_a_restart_and_export_replays(db: str) ->
             assert store.table_scores(tid) == totals[tid]
             stored = list(store.deals(tid))
             if tid == tid3:
-                # carol's table deals on with nobody to see it: as the server stops, and after
-                # the restart while her seat waits. A deal can only end so when it ends before
-                # anybody acts (a petit sec, R3.1; about one deal in fifty): stored, unseen.
+                # carol's table deals on with nobody to see it after the restart, while her seat
+                # waits (a stopping server deals no new deal: test_crash_rebuild). A deal can only
+                # end so when it ends before anybody acts (a petit sec, R3.1; about one deal in
+                # fifty): stored, unseen.
                 extra = stored[len(seen[tid]) :]
                 petit_sec = {"status": "annulled", "reason": "petit_sec", "scores": [0, 0, 0, 0]}
                 assert all(d["result"] == petit_sec for d in extra), extra
