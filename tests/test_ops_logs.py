@@ -9,13 +9,18 @@ import io
 import json
 import logging
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from helpers_server import Client, autoplay, create_table, is_event, running_server, table_finished
 
 from server.cli import build_parser
 from server.ops.logs import connection_context, setup, table_context
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -114,3 +119,99 @@ async def test_a_debug_run_never_logs_a_token(restore_logging: None) -> None:
     assert any(x.get("table") == tid for x in lines)
     assert any(x.get("conn") for x in lines)
     assert token not in text
+
+
+# -- worker processes ---------------------------------------------------------------------
+
+_WORKER_TASK = '''
+import logging, sys, threading, warnings
+
+
+def noisy() -> int:
+    """What a worker may write: a record, a Python warning, a stray line on standard error,
+    a thread dying of an exception."""
+    import os
+
+    logging.getLogger("atout.ai").warning("a record from the worker")
+    warnings.warn("a warning in the worker", RuntimeWarning, stacklevel=1)
+    print("a stray line", file=sys.stderr)
+    print("two lines", "in one write", sep="\\n", file=sys.stderr)
+
+    def fail() -> None:
+        raise ValueError("boom in a thread")
+
+    t = threading.Thread(target=fail, name="doomed")
+    t.start()
+    t.join()
+    sys.stderr.flush()
+    return os.getpid()
+'''
+
+_WORKER_MAIN = """
+import sys
+
+from server.ai.runner import spawn_pool
+from server.ops.logs import setup, worker_logs
+
+if __name__ == "__main__":
+    sys.path.insert(0, sys.argv[2])
+    import task
+
+    setup("info", sys.argv[1])
+    pool = spawn_pool(1, setup=worker_logs("review"))
+    print(pool.submit(task.noisy).result(timeout=60))
+    pool.shutdown()
+"""
+
+
+def _run_worker(tmp_path: Path, fmt: str) -> tuple[int, list[str]]:
+    """A process that logs in ``fmt`` and spawns a worker that writes every kind of thing to
+    standard error (which it shares with its parent, as in the server); the worker's pid and
+    the lines of standard error."""
+    (tmp_path / "task.py").write_text(_WORKER_TASK)
+    main = tmp_path / "main.py"
+    main.write_text(_WORKER_MAIN)
+    proc = subprocess.run(
+        [sys.executable, str(main), fmt, str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return int(proc.stdout.strip()), proc.stderr.splitlines()
+
+
+def test_a_worker_process_logs_json_like_the_server(tmp_path: Path) -> None:
+    """Everything a review or AI worker writes reaches the server's JSON log as records that
+    name the worker: its records, Python warnings, stray lines, a thread's traceback."""
+    pid, lines = _run_worker(tmp_path, "json")
+    records = []
+    for line in lines:
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            pytest.fail(f"a line of standard error is not JSON: {line!r}\n" + "\n".join(lines))
+    assert all(r["worker"] == f"review {pid}" for r in records), records
+    got = {(r["level"], r["logger"], r["msg"]) for r in records}
+    assert ("warning", "atout.ai", "a record from the worker") in got
+    assert ("warning", "atout.worker", "a stray line") in got
+    assert ("warning", "atout.worker", "two lines") in got
+    assert ("warning", "atout.worker", "in one write") in got
+    (warned,) = [r for r in records if r["logger"] == "py.warnings"]
+    assert "RuntimeWarning: a warning in the worker" in warned["msg"]
+    (died,) = [r for r in records if r["level"] == "error"]
+    assert died["msg"] == "uncaught exception in thread doomed"
+    assert "ValueError: boom in a thread" in died["exc"]
+
+
+def test_a_worker_process_logs_text_like_the_server(tmp_path: Path) -> None:
+    """In the text format a worker's records carry its name; stray lines stay as written."""
+    pid, lines = _run_worker(tmp_path, "text")
+    (rec,) = [x for x in lines if "a record from the worker" in x]
+    assert rec.endswith(f" WARNING atout.ai: a record from the worker [worker=review {pid}]")
+    assert "a stray line" in lines
+    assert any(
+        f"ERROR atout.worker: uncaught exception in thread doomed [worker=review {pid}]" in x
+        for x in lines
+    )

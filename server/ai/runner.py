@@ -28,6 +28,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -76,14 +77,22 @@ def _worker_decide(
     return bot.choose(view, legal), {}
 
 
-def _exit_with_parent(parent: int, nice: int = 0, every_s: float = 0.5) -> None:
+def _exit_with_parent(
+    parent: int,
+    nice: int = 0,
+    every_s: float = 0.5,
+    setup: Callable[[], None] | None = None,
+) -> None:
     """Pool initializer: a watchdog thread ends this worker once its parent is gone. A worker
     blocks reading its call queue, whose write end it holds itself, so it would never see
     EOF: a SIGKILLed server left it running (ppid 1) with the server's stdout and stderr open,
     and the resource tracker behind it. ``nice``: lower the worker's scheduling priority by
-    that much (background work)."""
+    that much (background work). ``setup``: called first (the server's logging, given by the
+    layer that knows it: server.ops.logs.setup_worker)."""
     import threading
 
+    if setup is not None:
+        setup()
     if nice:
         with contextlib.suppress(OSError, AttributeError):  # not everywhere; never fatal
             os.nice(nice)
@@ -99,8 +108,11 @@ def _exit_with_parent(parent: int, nice: int = 0, every_s: float = 0.5) -> None:
 _TRACKER_LOCK = threading.Lock()
 
 
-def spawn_pool(workers: int, *, nice: int = 0) -> ProcessPoolExecutor:
-    """A pool of ``workers`` spawned processes that end themselves with their parent.
+def spawn_pool(
+    workers: int, *, nice: int = 0, setup: Callable[[], None] | None = None
+) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes that end themselves with their parent;
+    ``setup`` (picklable) runs first in each (see :func:`_exit_with_parent`).
 
     "spawn": a fork of a server process that runs threads (SQLite, executors) could inherit a
     held lock; spawned workers start clean. The pool's queues hold semaphores, which
@@ -128,7 +140,7 @@ def spawn_pool(workers: int, *, nice: int = 0) -> ProcessPoolExecutor:
         workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_exit_with_parent,
-        initargs=(os.getpid(), nice),
+        initargs=(os.getpid(), nice, 0.5, setup),
     )
 
 
@@ -146,7 +158,10 @@ class Runner:
         strong_budget_ms: float | None = None,
         share_load: bool = True,
         bot_options: dict[str, Any] | None = None,
+        worker_setup: Callable[[], None] | None = None,
     ) -> None:
+        # What each worker process runs first (picklable): the server's logging.
+        self.worker_setup = worker_setup
         # One core stays with the event loop (views, rules, I/O): on 2 cores, 1 worker gave a
         # lower loop lag and more decisions per second than 2 (bench/ai_loop_lag.py).
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
@@ -173,7 +188,7 @@ class Runner:
     @property
     def pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = spawn_pool(self.workers)
+            self._pool = spawn_pool(self.workers, setup=self.worker_setup)
         return self._pool
 
     def warm_up(self) -> None:

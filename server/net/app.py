@@ -38,7 +38,7 @@ from server.net.decode import Refusal, decode_request, peek_id
 from server.net.players import PlayerRequests
 from server.net.session import Flusher, Session
 from server.net.web import WebFiles, worker_origins
-from server.ops.logs import connection_context
+from server.ops.logs import connection_context, worker_logs
 from server.ops.logs import setup as setup_logging
 from server.ops.metrics import Metrics
 from server.players.accounts import Accounts
@@ -117,7 +117,9 @@ class Server:
         self._handlers.update(self.players.handlers())
         self.reviews: Reviews | None = None
         if self.players.keeps_players and cfg.reviews:
-            self.reviews = Reviews(store, cfg.par_level, self.lobby.announce)
+            self.reviews = Reviews(
+                store, cfg.par_level, self.lobby.announce, worker_setup=worker_logs("review")
+            )
             self.lobby.reviews = self.reviews
             self.metrics.reviews = self.reviews.counts
 

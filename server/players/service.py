@@ -81,7 +81,8 @@ def rating_view(r: dict[str, Any] | None) -> dict[str, Any] | None:
 
 class Reviews:
     """Par and ratings after each scored deal. ``store``: an AsyncStore; ``announce(table_id,
-    event)`` hands a ``par`` event to the table (False when the table is gone)."""
+    event)`` hands a ``par`` event to the table (False when the table is gone);
+    ``worker_setup``: what the worker process runs first (the server's logging)."""
 
     def __init__(
         self,
@@ -89,6 +90,7 @@ class Reviews:
         level: str = "heuristic",
         announce: Callable[[str, dict[str, Any]], Any] | None = None,
         owned: Callable[[str], bool] | None = None,
+        worker_setup: Callable[[], None] | None = None,
     ) -> None:
         if level not in REFERENCE_LEVELS:
             raise ValueError(f"par level {level!r}: one of {', '.join(REFERENCE_LEVELS)}")
@@ -96,6 +98,7 @@ class Reviews:
         self.level = level
         self.announce = announce
         self.owned = owned
+        self.worker_setup = worker_setup  # run first in the worker process (the logging)
         self._queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
         self._queued: set[tuple[str, int]] = set()
         self._task: asyncio.Task[None] | None = None
@@ -227,7 +230,7 @@ class Reviews:
             if self._procs is None:
                 from server.ai.runner import spawn_pool
 
-                self._procs = spawn_pool(1, nice=REVIEW_NICE)
+                self._procs = spawn_pool(1, nice=REVIEW_NICE, setup=self.worker_setup)
             fut = self._procs.submit(review_deal, record, self.level)
         except BrokenProcessPool:
             raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from server.ops.logs import worker_logs
 from server.rules import (
     Action,
     Legal,
@@ -34,7 +35,7 @@ class Decider:
         if self._runner is None:
             from server.ai.runner import Runner
 
-            self._runner = Runner()
+            self._runner = Runner(worker_setup=worker_logs("ai"))
         return await self._runner.decide(level, seat_view, legal, self.deadline, deal=deal)
 
     def fallback_counts(self) -> dict[str, int]:
