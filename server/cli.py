@@ -160,12 +160,14 @@ _SERVE_OPTIONS: tuple[tuple[str, type, str, str], ...] = (
 
 
 def add_serve_options(p: argparse.ArgumentParser) -> None:
+    from server.config import env_default, env_typed
+
     for flag, kind, default, text in _SERVE_OPTIONS:
         env = "ATOUT_" + flag[2:].upper().replace("-", "_")
         p.add_argument(
             flag,
-            type=kind,
-            default=kind(_env(env, default)),
+            type=env_typed(kind),
+            default=env_default(env, default),  # converted by argparse, naming a bad variable
             help=f"{text} ({env})",
         )
     p.add_argument(
@@ -194,9 +196,57 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=_serve)
 
 
+def _hold_database(db: str) -> object:
+    """Hold ``db``'s lock file (``DB.lock``) for as long as this process runs; the kernel lets
+    it go when the process ends, however it ends. None: the lock is someone else's (its pid
+    is printed); True: nothing to hold (PostgreSQL, no flock here, a lock file that cannot be
+    made: the store's own errors will say more).
+
+    Two servers on one SQLite file both ran: each rebuilt the same tables and dealt the same
+    deals, the second's writes refused one by one. A cluster shares a database on purpose:
+    its supervisor holds the lock, its workers (``--worker-id``/``--worker-slot``) do not."""
+    from server.store import is_postgres
+
+    if is_postgres(db) or db == ":memory:":
+        return True
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        return True
+    path = db + ".lock"
+    try:
+        f = open(path, "a+")  # noqa: SIM115  (held open until the process ends)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        holder = f.read().strip() or "?"
+        f.close()
+        print(
+            f"atout-server serve: another Atout server (pid {holder}) is serving {db}; stop "
+            "it first. To run several processes on one database use --workers N "
+            f"(docs/SCALING.md). Lock file: {path}",
+            file=sys.stderr,
+        )
+        return None
+    f.seek(0)
+    f.truncate()
+    f.write(f"{os.getpid()}\n")
+    f.flush()
+    return f
+
+
 def _serve(args: argparse.Namespace) -> int:
     from server.cluster.cli import wants_supervisor
 
+    lock: object = True
+    if getattr(args, "worker_id", None) is None and getattr(args, "worker_slot", None) is None:
+        lock = _hold_database(args.db)
+        if lock is None:
+            return 1
+    args.database_lock = lock  # kept referenced: the lock lasts as long as the process
     if wants_supervisor(args):  # --workers N: this process only runs the workers
         from server.cluster.worker import supervise
 

@@ -5,9 +5,50 @@ Imports nothing of ours: every layer may read it."""
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class EnvValue(str):
+    """An option's default read from its ``ATOUT_*`` variable (see :func:`env_default`)."""
+
+    env = ""
+
+
+def env_default(name: str, default: str) -> str:
+    """The text of variable ``name``, else ``default``, for an option's default. Left as text
+    for argparse to convert with the option's type (:func:`env_typed`) when that command is
+    run, so that a malformed variable fails only the commands that read it, with a message
+    naming it, instead of every command with a traceback."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    out = EnvValue(value)
+    out.env = name
+    return out
+
+
+def env_typed(kind: Callable[[str], T]) -> Callable[[str], T]:
+    """``kind`` as an argparse type whose error names the variable a bad default came from."""
+
+    import argparse
+
+    def convert(text: str) -> T:
+        try:
+            return kind(text)
+        except (ValueError, argparse.ArgumentTypeError) as e:
+            env = getattr(text, "env", "")
+            if not env:
+                raise
+            raise argparse.ArgumentTypeError(f"{env}={str(text)!r} is not valid: {e}") from None
+
+    convert.__name__ = getattr(kind, "__name__", "value")  # argparse's "invalid int value"
+    return convert
 
 
 @dataclass

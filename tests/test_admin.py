@@ -148,12 +148,65 @@ def test_backup_command(db: str, tmp_path: Path, capsysbinary) -> None:
     assert code == 0
 
 
+def test_export_and_backup_never_write_over_the_database(
+    db: str, tmp_path: Path, capsysbinary
+) -> None:
+    """`export -o` and `backup --force` onto the database (or its WAL, or the same file by
+    another name) are refused and leave it whole: the first truncated it, the second replaced
+    it under a running server, which carried on unaware until its next start."""
+    before = Path(db).read_bytes()
+    link = str(tmp_path / "other-name.db")
+    os.link(db, link)
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for dest in (db, "atout.db", "./atout.db", link, db + "-wal"):
+            code, _, err = run(capsysbinary, ["export", "--db", db, "-o", dest])
+            assert code == 1 and "is the database itself" in err, (dest, err)
+            code, _, err = run(capsysbinary, ["backup", "--db", db, "--force", dest])
+            assert code == 1 and "is the database itself" in err, (dest, err)
+    finally:
+        os.chdir(here)
+    assert Path(db).read_bytes() == before
+    assert not os.path.exists(db + "-wal")
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    # Another file is fine, with -o as with backup.
+    code, _, _ = run(capsysbinary, ["export", "--db", db, "-o", str(tmp_path / "deals.jsonl")])
+    assert code == 0
+
+
 def test_commands_never_create_or_migrate_a_database(tmp_path: Path, capsysbinary) -> None:
     missing = str(tmp_path / "missing.db")
     for argv in (["export"], ["scores"], ["backup", str(tmp_path / "b.db")]):
         code, _, err = run(capsysbinary, [*argv, "--db", missing])
         assert code == 1 and "no database at" in err
     assert not os.path.exists(missing)
+
+
+def test_a_malformed_variable_fails_only_serve_and_names_itself(tmp_path: Path) -> None:
+    """A bad ATOUT_* value used to raise a traceback from every command, even `--help` and
+    the backups of a container that inherits the server's environment."""
+    env = {**os.environ, "ATOUT_GRACE": "60s", "ATOUT_WORKERS": "2"}
+    missing = str(tmp_path / "missing.db")
+    for argv in (["backup", "--db", missing, "x.db"], ["scores", "--db", missing]):
+        p = subprocess.run([*CLI, *argv], env=env, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 1 and "no database at" in p.stderr, p.stderr
+        assert "Traceback" not in p.stderr
+    p = subprocess.run([*CLI, "serve", "--help"], env=env, capture_output=True, timeout=60)
+    assert p.returncode == 0
+    p = subprocess.run([*CLI, "serve"], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "ATOUT_GRACE='60s' is not valid" in p.stderr
+    # From the command line it is argparse's own message; a good variable still converts.
+    p = subprocess.run([*CLI, "serve", "--grace", "5s"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "invalid float value: '5s'" in p.stderr
+    env["ATOUT_GRACE"] = "7.5"
+    env["ATOUT_LEASE"] = "0"
+    code = "from server.cli import build_parser; a = build_parser().parse_args(['serve']); "
+    code += "print(a.grace, a.workers, a.lease)"
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert p.stdout.split() == ["7.5", "2", "None"], p.stderr
 
 
 def test_db_defaults_to_atout_db_env(monkeypatch) -> None:

@@ -151,6 +151,61 @@ async def test_serve_command_logs_how_to_connect_and_exits_0_on_sigterm(
             proc.wait()
 
 
+def _serving(env: dict[str, str]) -> tuple[subprocess.Popen[str], int]:
+    """`atout-server serve` on a free port; returns once it listens."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert proc.stderr is not None
+    log = []
+    for _ in range(20):
+        line = proc.stderr.readline()
+        log.append(line)
+        m = re.search(r"listening on ws://127\.0\.0\.1:(\d+)", line)
+        if m:
+            return proc, int(m.group(1))
+    proc.kill()
+    raise AssertionError(log)
+
+
+def test_a_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None:
+    """Two servers on one SQLite file both ran, rebuilt the same tables and dealt the same
+    deals (the second's writes refused one by one): the second now stops at once, naming the
+    first; the first is not disturbed; once it is gone the database may be served again."""
+    db = tmp_path / "one.db"
+    env = {**os.environ, "ATOUT_DB": str(db)}
+    first, port = _serving(env)
+    try:
+        second = subprocess.run(
+            [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 1, second.stderr
+        assert f"another Atout server (pid {first.pid}) is serving {db}" in second.stderr
+        assert _get(port, "/healthz")[:1] == (200,)
+        # A cluster's workers share it on purpose: the supervisor holds the lock, not they.
+        code = (
+            "import sys; from server.cli import _hold_database; "
+            "sys.exit(0 if _hold_database(sys.argv[1]) is None else 3)"
+        )
+        assert subprocess.run([sys.executable, "-c", code, str(db)], env=env).returncode == 0
+    finally:
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(20) == 0
+    again, _ = _serving(env)  # a stopped server's lock went with it (a killed one's too)
+    again.kill()
+    again.wait()
+    third, _ = _serving(env)
+    third.send_signal(signal.SIGTERM)
+    assert third.wait(20) == 0
+
+
 def test_loop_option_names_the_loop_or_refuses() -> None:
     from server.net.app import loop_factory
 

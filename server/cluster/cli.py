@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from server.config import env_default, env_typed
+
 
 def _count(text: str) -> int:
     n = int(text)
@@ -14,13 +16,17 @@ def _count(text: str) -> int:
     return n
 
 
+def _lease(text: str) -> float | None:
+    return float(text) or None  # 0: the default lease
+
+
 def add_cluster_options(p: argparse.ArgumentParser) -> None:
     """The ``serve`` options of cluster mode."""
     env = os.environ.get
     p.add_argument(
         "--workers",
-        type=_count,
-        default=_count(env("ATOUT_WORKERS", "0")),
+        type=env_typed(_count),
+        default=env_default("ATOUT_WORKERS", "0"),
         metavar="N",
         help="run N worker processes on ports PORT..PORT+N-1 sharing the database, "
         "restarting any that dies (ATOUT_WORKERS; 0: one plain process)",
@@ -58,15 +64,15 @@ def add_cluster_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--heartbeat",
-        type=float,
-        default=float(env("ATOUT_HEARTBEAT", "2")),
+        type=env_typed(float),
+        default=env_default("ATOUT_HEARTBEAT", "2"),
         metavar="SECONDS",
         help="seconds between a worker's registry heartbeats (ATOUT_HEARTBEAT)",
     )
     p.add_argument(
         "--lease",
-        type=float,
-        default=float(env("ATOUT_LEASE", "0")) or None,  # 0 or unset: the default lease
+        type=env_typed(_lease),
+        default=env_default("ATOUT_LEASE", "0"),  # 0 or unset: the default lease
         metavar="SECONDS",
         help="seconds without a heartbeat before a worker counts as gone and its tables may be "
         "adopted (ATOUT_LEASE; default 5 heartbeats, at least 3 s)",

@@ -120,6 +120,26 @@ def _open(path: str) -> Store:
     return open_store(path, readonly=True)
 
 
+def _database_file(path: str, db: str) -> bool:
+    """Whether writing ``path`` would overwrite the SQLite database ``db`` or one of its files
+    (its -wal, -shm or -journal): by name once resolved, or as the same file on disk (a hard
+    link, another mount). A server using ``db`` would carry on unaware, and the file would be
+    found ruined at its next start."""
+    from server.store import is_postgres
+
+    if is_postgres(db):
+        return False
+    target = os.path.realpath(path)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        own = db + suffix
+        if os.path.realpath(own) == target:
+            return True
+        with contextlib.suppress(OSError):
+            if os.path.samefile(own, path):
+                return True
+    return False
+
+
 def _fail(command: str, message: object) -> int:
     print(printable(f"atout-server {command}: {message}"), file=sys.stderr)
     return 1
@@ -133,6 +153,8 @@ def _export(args: argparse.Namespace) -> int:
             parse_time(args.since)
         except ValueError:
             return _fail("export", f"--since: not an ISO 8601 date: {args.since!r}")
+    if args.output and _database_file(args.output, args.db):
+        return _fail("export", f"-o {args.output} is the database itself: give another file")
     try:
         store = _open(args.db)
     except StoreError as e:
@@ -362,6 +384,8 @@ def _scores(args: argparse.Namespace) -> int:
 def _backup(args: argparse.Namespace) -> int:
     from server.store.base import StoreError
 
+    if _database_file(args.dest, args.db):
+        return _fail("backup", f"{args.dest} is the database itself: back it up elsewhere")
     try:
         store = _open(args.db)
     except StoreError as e:
