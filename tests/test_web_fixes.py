@@ -1,6 +1,8 @@
 """The browser client in Chromium after a tester's findings: a tab that lost its seat to another
 one acts no more, a name the server cannot take is said on its field, a spectator's bar fits a
-phone in Czech, the focus goes on after a decision, and the seat says what it is doing."""
+phone in Czech, the focus goes on after a decision, and the seat says what it is doing; the skip
+link keeps the table, the first decision and a closed score sheet leave the focus somewhere
+useful, the scores are said aloud, and French puts a space before its colons."""
 
 from __future__ import annotations
 
@@ -57,6 +59,11 @@ def test_a_replaced_tab_shows_no_turn_and_its_cards_do_nothing(
     first.wait_for_timeout(100)
     # No turn, no countdown, no card to play here: the other tab plays.
     assert first.locator("#action.yours").count() == 0
+    assert first.locator(".seat.me.turn, .seat.me .turn-mark").count() == 0
+    felt = first.inner_text(".felt .center")
+    assert "Your" not in felt and "your" not in felt, felt
+    prompt = first.inner_text("#prompt")  # said once, in the banner; here only where it is
+    assert prompt == "Played in the other tab." and prompt not in first.inner_text("#banner")
     assert first.locator("#timer, #timer-line").count() == 0
     assert first.locator("[data-bid]").count() == 0
     cards = first.locator(".hand .card")
@@ -187,3 +194,62 @@ def test_after_a_reload_the_bar_still_opens_the_last_score_sheet(
     page.wait_for_selector("#dlg-sheet[open]")
     no = state(page)["deal_no"] - 1
     assert page.inner_text("#dlg-sheet-title").startswith(f"Deal {no}")
+
+
+def test_the_skip_link_keeps_the_table_and_the_first_decision_has_the_focus(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    page = browse()
+    open_quick_game(page, web_server.url)
+    url = page.url
+    p = _wait_prompt(page)
+    # Nobody moved the focus: the first decision took it, as every later one does.
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.closest('#action, .hand')"
+    )
+    first = page.evaluate(
+        "document.activeElement.dataset.key || document.activeElement.dataset.card"
+    )
+    assert first, p
+    # The skip link (the page's first Tab stop) keeps the address and goes to that decision.
+    page.focus("#skip")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(200)
+    assert page.url == url
+    assert page.locator(".tableview .seat.me").count() == 1
+    assert page.evaluate("!!document.activeElement.closest('#action, .hand')")
+
+
+def test_a_closed_score_sheet_gives_the_focus_back_and_the_scores_are_said(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    page = browse(locale="fr-FR")
+    open_quick_game(page, web_server.url, series="d4")
+    page.evaluate(  # everything the live region says (it keeps only its last five lines)
+        """() => { window.__said = [];
+        new MutationObserver((ms) => ms.forEach((m) => m.addedNodes.forEach((n) =>
+            window.__said.push(n.textContent)))).observe(document.getElementById('live'),
+            { childList: true }); }"""
+    )
+    deadline = time.monotonic() + 120
+    while not page.locator("#dlg-sheet[open]").count():  # the sheet opens by itself
+        assert time.monotonic() < deadline, json.dumps(state(page))
+        if not act_once(page, poignee=False):
+            page.wait_for_timeout(25)
+    said = page.evaluate("window.__said")
+    (line,) = [x for x in said if x.startswith("Points de la donne")]
+    assert "Vous " in line and line.count(", ") == 3, line  # the four seats' figures
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#dlg-sheet", state="detached")
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement !== document.body"
+    )
+    # French typography: a no-break space before a colon, in what the table builds itself.
+    while not page.locator("#trick li").count():
+        assert time.monotonic() < deadline, json.dumps(state(page))
+        if not act_once(page, poignee=False):
+            page.wait_for_timeout(25)
+    labels = page.evaluate(
+        "[...document.querySelectorAll('#trick li')].map((e) => e.getAttribute('aria-label'))"
+    )
+    assert labels and all("\u00a0: " in x for x in labels), labels

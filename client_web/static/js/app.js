@@ -668,6 +668,13 @@ async function boot() {
   await setLanguage(app.settings.lang || browserLanguage());
   renderChrome();
   window.addEventListener("hashchange", route);
+  // The skip link's href (#view) would change the address, which the router reads as the
+  // landing page: it moves the focus itself, to the decision at hand if there is one.
+  $("#skip").addEventListener("click", (e) => {
+    e.preventDefault();
+    const target = (app.view && app.view.skipTarget && app.view.skipTarget()) || $("#view");
+    target.focus();
+  });
   route();
   document.documentElement.classList.add("ready");
 }

@@ -10,6 +10,21 @@ import { dialog } from "./ui.js";
 
 export function openSheet(view, r, live) {
   const m = view.model;
+  // Closed, the sheet gives the focus back to what had it, or (it opened by itself at the end
+  // of a deal, or that control was redrawn) to the next decision, else to what reopens it.
+  const opener = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
+  const giveBack = () => {
+    if (document.querySelector("dialog[open]")) return; // the review took over (it gives back itself)
+    if (opener && opener.isConnected && !opener.closest("dialog")) return opener.focus();
+    const next = view.nextControl && view.nextControl();
+    if (next) return next.focus();
+    for (const k of ["center-sheet", "btn-sheet"]) {
+      const e = document.querySelector(`[data-key="${CSS.escape(k)}"]`);
+      if (e && !e.disabled) return e.focus();
+    }
+    const main = document.getElementById("view");
+    if (main) main.focus();
+  };
   const res = r.result;
   const body = h("div", { class: "sheet", id: "sheet" });
   if (res.status === "annulled") {
@@ -81,7 +96,7 @@ export function openSheet(view, r, live) {
   }
   const cont = h("button", { type: "button", class: "primary", id: "sheet-close", onclick: () => dlg.close() }, m.info.state === "finished" ? t("dialog.close") : t("sheet.continue"));
   buttons.push(cont);
-  const dlg = dialog("sheet", t("sheet.title", { n: r.deal_no }), body, buttons, { class: "table-dlg sheet-dlg" });
+  const dlg = dialog("sheet", t("sheet.title", { n: r.deal_no }), body, buttons, { class: "table-dlg sheet-dlg", onclose: giveBack });
   dlg.showModal();
   cont.focus();
   return dlg;
@@ -157,7 +172,7 @@ export function openReview(view, r, back = null) {
         ...rec.hands.map((hand, s) => h("div", { class: "rv-hand" }, h("p", {}, view.seatName(s) + (s === rec.dealer ? ` (${t("seat.dealer")})` : "")), cardsRow(sortHand(hand)))),
         h("div", { class: "rv-hand" }, h("p", {}, t("review.chien")), cardsRow(rec.chien)));
     } else if (step === 1) {
-      const bids = rv.bids.map((b) => h("li", {}, `${view.seatName(b.seat)}: ${t("contract." + b.contract)}`));
+      const bids = rv.bids.map((b) => h("li", {}, `${view.seatName(b.seat)}${t("punct.colon")}${t("contract." + b.contract)}`));
       body.append(h("h3", {}, t("review.bidding")), h("ol", { class: "rv-bids" }, bids));
       if (rv.discard) body.append(h("p", {}, you("review.discard", taker)), cardsRow(rv.discard));
       else if (res.contract === "garde_sans") body.append(h("p", {}, t("review.chien_taker")));
@@ -172,7 +187,7 @@ export function openReview(view, r, back = null) {
       body.append(h("h3", {}, t("review.trick_of", { n: tr.number, total: rv.tricks.length })),
         h("p", { id: "review-summary" }, summary),
         h("ol", { class: "rv-trick", id: "review-trick" }, tr.cards.map((c, i) => h("li", { class: tr.seats[i] === tr.winner ? "winner" : "" },
-          card(c, "trick-card"), h("span", {}, view.seatName(tr.seats[i]) + ": " + cardName(t, c))))),
+          card(c, "trick-card"), h("span", {}, view.seatName(tr.seats[i]) + t("punct.colon") + cardName(t, c))))),
         h("p", { id: "review-running" }, you("review.running", taker, { p: num(tr.running), n: tr.running, d: (tr.points >= 0 ? "+" : "") + num(tr.points) })),
         h("h4", {}, t("review.hands_now")),
         ...hands.map((hand, s) => h("div", { class: "rv-hand small" }, h("p", {}, view.seatName(s) + (s === taker ? ` (${t("seat.taker")})` : "")), cardsRow(hand, played))));

@@ -39,6 +39,14 @@ export class TableView {
     this.listeners = [];
     this.sheetFor = null;
     this.releasedSeat = null;
+    // The first decision takes the focus when it comes, as each next one does (below), if the
+    // focus is nowhere else: the page that opened the table is gone, the focus with it.
+    this.afterDecision = true;
+  }
+
+  /** Where "Skip to the game" goes: the decision at hand, else the hand, else the table. */
+  skipTarget() {
+    return (!this.inactive() && this.nextControl()) || this.root.querySelector(".tableview") || this.root;
   }
 
   // ------------------------------------------------------------------------------ lifecycle
@@ -257,7 +265,12 @@ export class TableView {
       if (m.seat != null) store.setSeat(this.tid, { v: msg.v });
       this.narrate(msg.event);
       if (msg.event.type === "trick") this.scheduleHold();
-      if (msg.event.type === "scores") this.showSheet(true);
+      if (msg.event.type === "scores") {
+        // The sheet opens with the focus on its button: a screen reader hears the figures here.
+        const list = msg.event.deal.map((v, s) => `${this.seatName(s)} ${signed(v)}`).join(", ");
+        announce(t("scores.announce", { n: msg.event.deal_no, list }));
+        this.showSheet(true);
+      }
       if (msg.event.type === "par") this.parArrived(msg.event);
       if (msg.event.type === "deal_start") this.sheetNext(msg.event.deal_no);
       if (msg.event.type === "table_state" && msg.event.state === "closed") this.status = "gone";
@@ -287,7 +300,7 @@ export class TableView {
     const text = t("turn.announce." + phase);
     const d = this.model.deal;
     if (phase !== "play" || !d || !d.trick || !d.trick.cards.length) return text;
-    const played = d.trick.cards.map((c, i) => `${this.seatName((d.trick.leader + i) % 4)}: ${cardName(t, c)}`).join("; ");
+    const played = d.trick.cards.map((c, i) => `${this.seatName((d.trick.leader + i) % 4)}${t("punct.colon")}${cardName(t, c)}`).join("; ");
     return `${text} ${t("turn.on_the_table", { cards: played })}`;
   }
 
@@ -741,7 +754,8 @@ export class TableView {
     const d = m.deal;
     const s = m.info.seats[seat];
     const pos = this.pos(seat);
-    const turn = d && d.phase !== "over" && d.turn === seat && m.info.state === "playing";
+    // Our seat's turn is not shown in a tab that no longer plays it (the other tab does).
+    const turn = d && d.phase !== "over" && d.turn === seat && m.info.state === "playing" && !(seat === m.seat && this.inactive());
     const tags = [];
     const said = []; // the same facts, for the seat's accessible name
     if (d && d.dealer === seat) {
@@ -813,7 +827,7 @@ export class TableView {
       trick.cards.forEach((c, i) => {
         const seat = (trick.leader + i) % 4;
         const fresh = trick === d.trick && i === trick.cards.length - 1;
-        box.append(h("li", { class: `tcard at-${this.pos(seat)}` + (fresh ? " fresh" : "") + (trick.winner === seat ? " winner" : "") + (i === 0 ? " led" : ""), "aria-label": `${this.seatName(seat)}: ${cardName(t, c)}` },
+        box.append(h("li", { class: `tcard at-${this.pos(seat)}` + (fresh ? " fresh" : "") + (trick.winner === seat ? " winner" : "") + (i === 0 ? " led" : ""), "aria-label": `${this.seatName(seat)}${t("punct.colon")}${cardName(t, c)}` },
           this.cardFace(c, "trick-card"),
           h("span", { class: "tlabel" + (i === 0 ? " lead" : ""), "aria-hidden": "true" }, this.seatName(seat))));
       });
@@ -832,6 +846,7 @@ export class TableView {
       center.append(h("div", { class: "chien-show" }, h("p", { class: "on-felt" }, t("center.chien")), this.miniCards(d.chien, "chien")));
       return center;
     }
+    if (d.turn === m.seat && this.inactive()) return center; // not "your turn" here: the banner says where
     if (d.phase === "bidding") center.append(h("p", { class: "on-felt" }, this.tx("center.bidding", d.turn)));
     else if (d.phase === "play") center.append(h("p", { class: "on-felt" }, this.tx("center.lead", d.turn)));
     else center.append(h("p", { class: "on-felt" }, this.tx("center.waiting_taker", d.taker)));
@@ -875,7 +890,7 @@ export class TableView {
     const notice = this.noticeBox();
     const over = d && d.phase === "over";
     if (!p) {
-      if (this.inactive() && m.seat != null) box.append(h("p", { class: "muted", id: "prompt" }, t("net.replaced")));
+      if (this.inactive() && m.seat != null) box.append(h("p", { class: "muted", id: "prompt" }, t("net.played_there")));
       else if (m.info.state === "waiting") box.append(h("p", { class: "muted", id: "prompt" }, m.seat == null ? t("action.spectator") : t("action.waiting_players")));
       else if (over || m.info.state === "finished") box.append(this.renderDealOver());
       else if (m.seat == null) box.append(h("p", { class: "muted", id: "prompt" }, t("action.spectator")));

@@ -128,6 +128,7 @@ export default {
   "net.retry": "Zkusit hned",
   "net.replaced": "Vaše místo se teď hraje z jiné karty nebo okna prohlížeče.",
   "net.take_back": "Hrát tady",
+  "net.played_there": "Hraje se v jiné kartě.",
   "net.crowded": "Z vaší adresy je otevřeno příliš mnoho spojení (jiné karty, okna nebo zařízení ve vaší síti): některá zavřete; stránka to zkouší dál.",
 
   "seat.you": "Vy",
@@ -254,6 +255,8 @@ export default {
   "turn.announce.chelem": "Rozhodněte, zda hlásíte slam.",
   "turn.announce.play": "Jste na tahu, zahrajte kartu.",
   "turn.on_the_table": "Na stole: {cards}.",
+  "punct.colon": ": ",
+  "scores.announce": "Body za rozdání {n}: {list}.",
   "hand.label": "Vaše karty",
   "hand.selected": "vybraná",
   "hand.hint_discard": "Vyberte karty, které chcete odhodit (na klávesnici mezerník nebo Enter).",

@@ -111,6 +111,7 @@ export default {
   "net.retry": "Try now",
   "net.replaced": "Your seat is now played from another tab or window.",
   "net.take_back": "Play here",
+  "net.played_there": "Played in the other tab.",
   "net.crowded": "Too many connections from your address (other tabs, windows or devices on your network): close some; the page keeps trying.",
 
   "seat.you": "You",
@@ -237,6 +238,8 @@ export default {
   "turn.announce.chelem": "Your turn: announce a chelem or not.",
   "turn.announce.play": "Your turn to play a card.",
   "turn.on_the_table": "On the table: {cards}.",
+  "punct.colon": ": ",
+  "scores.announce": "Deal {n} scores: {list}.",
   "hand.label": "Your hand",
   "hand.selected": "selected",
   "hand.hint_discard": "Choose the cards to put in the discard (Space or Enter with the keyboard).",

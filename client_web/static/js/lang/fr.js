@@ -111,6 +111,7 @@ export default {
   "net.retry": "Réessayer",
   "net.replaced": "Votre place est maintenant jouée depuis un autre onglet ou une autre fenêtre.",
   "net.take_back": "Jouer ici",
+  "net.played_there": "Jouée dans l'autre onglet.",
   "net.crowded": "Trop de connexions depuis votre adresse (autres onglets, fenêtres ou appareils de votre réseau) : fermez-en ; la page réessaie toute seule.",
 
   "seat.you": "Vous",
@@ -237,6 +238,8 @@ export default {
   "turn.announce.chelem": "À vous : chelem ou pas ?",
   "turn.announce.play": "À vous de jouer une carte.",
   "turn.on_the_table": "Sur la table : {cards}.",
+  "punct.colon": "\u00a0: ",
+  "scores.announce": "Points de la donne {n} : {list}.",
   "hand.label": "Votre main",
   "hand.selected": "choisie",
   "hand.hint_discard": "Choisissez les cartes à écarter (Espace ou Entrée au clavier).",
