@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import argparse
@@ -159,14 +159,47 @@ _SERVE_OPTIONS: tuple[tuple[str, type, str, str], ...] = (
 )
 
 
+def _not_negative(kind: type) -> Any:
+    """``kind`` (int or float) refusing a negative value: no option here means anything by one
+    (a negative grace or think delay was taken silently, and acted as zero or worse)."""
+
+    def convert(text: str) -> Any:
+        value = kind(text)
+        if value < 0:
+            import argparse
+
+            raise argparse.ArgumentTypeError(f"{text} is negative")
+        return value
+
+    convert.__name__ = kind.__name__
+    return convert
+
+
+_LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+
+def _log_level(text: str) -> str:
+    """A log level, in any case (an unknown one was taken silently as info)."""
+    if text.lower() not in _LOG_LEVELS:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(_LOG_LEVELS)}")
+    return text.lower()
+
+
 def add_serve_options(p: argparse.ArgumentParser) -> None:
     from server.config import env_default, env_typed
 
     for flag, kind, default, text in _SERVE_OPTIONS:
         env = "ATOUT_" + flag[2:].upper().replace("-", "_")
+        check: Any = kind
+        if kind in (int, float):
+            check = _not_negative(kind)
+        elif flag == "--log-level":
+            check = _log_level
         p.add_argument(
             flag,
-            type=env_typed(kind),
+            type=env_typed(check),
             default=env_default(env, default),  # converted by argparse, naming a bad variable
             help=f"{text} ({env})",
         )
@@ -269,7 +302,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(with_admin=argv[0] != "replay")
     args = parser.parse_args(argv)
     args.argv = argv  # what a supervisor passes on to its workers
-    return int(args.func(args) or 0)
+    try:
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # here, not at exit, where a closed pipe prints a traceback
+    except BrokenPipeError:
+        # `atout-server scores | head`: the reader has what it wanted. Later writes (the
+        # interpreter's own flush at exit) go nowhere instead of failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return code
 
 
 if __name__ == "__main__":

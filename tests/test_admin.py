@@ -209,6 +209,58 @@ def test_a_malformed_variable_fails_only_serve_and_names_itself(tmp_path: Path) 
     assert p.stdout.split() == ["7.5", "2", "None"], p.stderr
 
 
+def test_serve_refuses_negative_numbers_and_unknown_log_levels(capsys) -> None:
+    """They were taken silently (a negative grace, an unknown level read as info)."""
+    for argv in (
+        ["serve", "--think-delay", "-1"],
+        ["serve", "--grace", "-5"],
+        ["serve", "--max-tables", "-1"],
+        ["serve", "--log-level", "verbose"],
+    ):
+        with pytest.raises(SystemExit) as e:
+            build_parser().parse_args(argv)
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert "is negative" in err or "'verbose' is not one of debug, info" in err, err
+    args = build_parser().parse_args(["serve", "--log-level", "WARNING", "--port", "0"])
+    assert (args.log_level, args.port) == ("warning", 0)
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(db: str) -> None:
+    """`atout-server scores | head -1` printed a BrokenPipeError traceback now and then."""
+    code = (
+        "import os, sys\n"
+        "r, w = os.pipe(); os.close(r); os.dup2(w, 1)  # a reader that has left\n"
+        "from server.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    for argv in (["scores", "--db", db, "--by", "total"], ["export", "--db", db]):
+        p = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60
+        )
+        assert p.returncode == 0, p.stderr
+        assert "Traceback" not in p.stderr and "Exception ignored" not in p.stderr, p.stderr
+
+
+def test_an_unknown_player_hints_at_guests(db: str, capsysbinary) -> None:
+    code, _, err = run(capsysbinary, ["export", "--db", db, "--player", "ann"])
+    assert code == 1 and "no player 'ann'" in err and "add --guest" in err
+    code, out, _ = run(capsysbinary, ["export", "--db", db, "--player", "ann", "--guest"])
+    assert code == 0 and out
+
+
+def test_an_upgrade_says_which_migrations_it_applied(tmp_path: Path, caplog) -> None:
+    old = tmp_path / "old.db"
+    old.write_bytes((Path(__file__).parent / "data" / "atout-0002.db").read_bytes())
+    with caplog.at_level("INFO", logger="atout.store"):
+        Store(str(old)).close()
+        Store(str(tmp_path / "new.db")).close()  # a new database is no upgrade: nothing said
+        Store(str(old)).close()  # nor one already up to date
+    said = [r.getMessage() for r in caplog.records if "migration" in r.getMessage()]
+    assert said and all(x.startswith(f"{old}: migration ") for x in said), said
+    assert not any("0001_initial" in x or "0002" in x.split("migration ")[1][:4] for x in said)
+
+
 def test_db_defaults_to_atout_db_env(monkeypatch) -> None:
     monkeypatch.setenv("ATOUT_DB", "/srv/atout/live.db")
     for argv in (["export"], ["scores"], ["backup", "x.db"]):

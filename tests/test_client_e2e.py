@@ -811,7 +811,9 @@ def test_server_banner_says_what_to_run_next(server: ServerProc, tmp_path: Path)
         if "second terminal" in log:
             break
         time.sleep(0.1)
-    assert "now run `make play`" in log and "in a second terminal" in log
+    # on a port of its own (not 8765, where `make play` goes alone): it names this server
+    assert f'now run `make play ARGS="--server ws://127.0.0.1:{server.port}"`' in log, log
+    assert "in a second terminal" in log
 
 
 def test_the_lobby_has_a_prompt_and_help_mentions_start(server: ServerProc, tmp_path: Path) -> None:

@@ -132,3 +132,26 @@ def test_what_cannot_be_copied_is_refused(tmp_path: Path, pg_url: str) -> None:
     assert out.returncode == 1 and b"cannot copy table mystery" in out.stderr
     missing = run("migrate-db", str(tmp_path / "none.db"), pg_url)
     assert missing.returncode == 1 and b"no database" in missing.stderr
+
+
+def test_another_database_is_not_merged_into_dest(tmp_path: Path) -> None:
+    """DEST must be empty, or hold only what an interrupted copy of SRC left: a DEST holding
+    other tables was merged with SRC (INSERT OR IGNORE), then reported as failing the check."""
+    src, other, dest = (str(tmp_path / f"{n}.db") for n in ("src", "other", "dest"))
+    fill(src)
+    s = open_store(other)
+    s.create_table("elsewhere", "Not from src", {"deals": 1})
+    s.close()
+    out = run("migrate-db", other, dest)
+    assert out.returncode == 0, out.stderr
+    out = run("migrate-db", src, dest)
+    assert out.returncode == 1
+    assert b"already holds 1 table(s) that" in out.stderr and b"elsewhere" in out.stderr
+    d = open_store(dest, readonly=True)
+    try:
+        assert [t["id"] for t in d.tables()] == ["elsewhere"]  # nothing copied
+    finally:
+        d.close()
+    # Run again after an interruption (DEST holds part of SRC): allowed.
+    assert run("migrate-db", src, str(tmp_path / "fresh.db")).returncode == 0
+    assert run("migrate-db", src, str(tmp_path / "fresh.db")).returncode == 0

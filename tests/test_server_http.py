@@ -151,6 +151,26 @@ async def test_serve_command_logs_how_to_connect_and_exits_0_on_sigterm(
             proc.wait()
 
 
+async def test_closes_counts_only_what_the_server_closed(tmp_path: Path) -> None:
+    """`atout_closes_total` is the connections the server closed: a client's own close (and
+    the server's echo of it) is not one of them."""
+    async with running_server(tmp_path / "c.db") as srv:
+        for _ in range(3):
+            c = await Client.connect(srv.port, "leaver")
+            await c.close()  # 1000, from the client
+        old = await Client.connect(srv.port, "old", hello=False)
+        answer = await old.request({"type": "hello", "version": 2, "name": "old"})
+        assert answer["code"] == "unsupported_version"
+        await asyncio.wait_for(old._reader, 10)  # then the server closes it
+        assert old.closed_code == CloseCode.UNSUPPORTED_VERSION
+        deadline = asyncio.get_running_loop().time() + 10
+        while srv.metrics.connections_open and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+        text = srv.metrics.render()
+        assert f'atout_closes_total{{code="{int(CloseCode.UNSUPPORTED_VERSION)}"}} 1' in text
+        assert 'code="1000"' not in text, text
+
+
 def _serving(env: dict[str, str]) -> tuple[subprocess.Popen[str], int]:
     """`atout-server serve` on a free port; returns once it listens."""
     proc = subprocess.Popen(

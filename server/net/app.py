@@ -289,8 +289,9 @@ class Server:
             else:
                 del self._per_address[address]
             self.lobby.gone(sess)
-            sent = ws.protocol.close_sent  # the close frame the server sent, if it did
-            if sent is not None:
+            # The close frames the server started: the echo of a client's own close is not one.
+            sent = ws.protocol.close_sent
+            if sent is not None and not ws.protocol.close_rcvd_then_sent:
                 m.closes[sent.code] += 1
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -594,9 +595,12 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
         port,
     )
     if cfg.worker_id is None:
+        # `make play` alone connects to the default port: name this server when it is another
+        extra = "" if port == 8765 else f' ARGS="--server ws://{host}:{port}"'
         log.info(
-            "to play: now run `make play` (or `.venv/bin/atout --server ws://%s:%d`) in a second "
-            "terminal",
+            "to play: now run `make play%s` (or `.venv/bin/atout --server ws://%s:%d`) in a "
+            "second terminal",
+            extra,
             host,
             port,
         )

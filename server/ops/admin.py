@@ -173,7 +173,8 @@ def _export(args: argparse.Namespace) -> int:
         if args.player is not None:
             wanted = _player_deals(store, args.player, args.guest)
             if wanted is None:
-                return _fail("export", f"no player {args.player!r} in {args.db}")
+                hint = "" if args.guest else " (a guest? add --guest)"
+                return _fail("export", f"no player {args.player!r} in {args.db}{hint}")
         for rec in store.deals(table_id=args.table, since=args.since):
             if (
                 wanted is not None

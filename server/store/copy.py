@@ -34,6 +34,15 @@ def migrate_db(
     try:
         target = open_store(dest)
         try:
+            # Into an empty DEST, or one this copy was interrupted in: rows already there are
+            # kept (INSERT OR IGNORE), so another database's tables would be merged in silently.
+            extra = {t["id"] for t in target.tables()} - {t["id"] for t in source.tables()}
+            if extra:
+                raise StoreError(
+                    f"{describe(dest)} already holds {len(extra)} table(s) that "
+                    f"{describe(src)} does not have (such as {min(extra)}): copy into an empty "
+                    "database (a copy that was interrupted may be run again)"
+                )
             counts: dict[str, int] = {}
             for table, rows in source.dump_rows():
                 target.load_rows(table, rows)

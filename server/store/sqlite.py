@@ -330,7 +330,11 @@ class SqliteStore(SqlitePlayers):
                     # allocations: a small database uses what it needs.
                     conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
                     conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+                    before = {m.name for m in MIGRATIONS.applied(self.db)}
                     MIGRATIONS.apply(self.db)
+                    for name in MIGRATION_NAMES:  # as PostgreSQL says it: an upgrade is seen
+                        if name not in before and before:
+                            log.info("%s: migration %s applied", self.path, name)
                     # No implicit transactions: every write is in an explicit one (_tx,
                     # write_batch) or is one statement, its own transaction (a batch of
                     # actions only: write_batch).
