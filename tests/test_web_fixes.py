@@ -253,3 +253,52 @@ def test_a_closed_score_sheet_gives_the_focus_back_and_the_scores_are_said(
         "[...document.querySelectorAll('#trick li')].map((e) => e.getAttribute('aria-label'))"
     )
     assert labels and all("\u00a0: " in x for x in labels), labels
+
+
+def test_the_settings_sample_and_the_chien_fit_a_phone(browse: Any, web_server: ThreadServer) -> None:
+    """At 375 px the sample's caption was squeezed to a word per line and cut at the right
+    edge; it now goes under the cards. (The chien's six cards, which ran under the seat at
+    the right at the discard, were checked in screenshots: css .chien-show.)"""
+    page = browse(viewport={"width": 375, "height": 740})
+    page.goto(web_server.url + "/")
+    page.click("#open-settings")
+    page.wait_for_selector("dialog[open] .settings-preview p")
+    box = page.evaluate(
+        """() => { const p = document.querySelector('.settings-preview');
+        const c = p.querySelector('p').getBoundingClientRect(), b = p.getBoundingClientRect();
+        return {cw: c.width, cr: c.right, br: b.right}; }"""
+    )
+    assert box["cr"] <= box["br"] + 0.5, box
+    assert box["cw"] > 200, box  # a line of words, not a word per line
+
+
+def test_the_last_trick_gives_way_once_we_played_to_the_next(browser: Any, tmp_path: Any) -> None:
+    """The finished trick stays on the felt for a moment, but not over a trick we have played
+    to already: the cards played after ours were hidden behind it (a tester saw "Trick 3: you
+    won it" while trick 4 was nearly done). The AI thinks 0.3 s here, so that the moment after
+    our card can be looked at."""
+    srv = ThreadServer(tmp_path / "h.db", think_delay=0.3).start()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB")
+    try:
+        page = ctx.new_page()
+        open_quick_game(page, srv.url, series="d4")
+        check = """() => {
+            const v = window.__atout.view, m = v.model, d = m.deal;
+            if (!d || d.phase !== 'play' || !m.lastTrick || m.prompt || !d.trick) return null;
+            if (!d.trick.cards.some((_, i) => (d.trick.leader + i) % 4 === m.seat)) return null;
+            m.lastTrick.at = performance.now();  // as if it had just been won
+            v.renderNow();
+            return document.getElementById('trick').getAttribute('aria-label');
+        }"""
+        deadline = time.monotonic() + 120
+        while True:
+            assert time.monotonic() < deadline, json.dumps(state(page))
+            label = page.evaluate(check)
+            if label is not None:
+                break
+            if not act_once(page, poignee=False):
+                page.wait_for_timeout(10)
+        assert label.startswith("Trick ") and ":" not in label, label  # not "…: won by …"
+    finally:
+        ctx.close()
+        srv.stop()

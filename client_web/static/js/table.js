@@ -816,9 +816,11 @@ export class TableView {
     const lt = m.lastTrick;
     const recent = lt && lt.at && performance.now() - lt.at < trickHold(this.app.settings);
     // A completed trick stays on the table for a moment (its winner marked), even when the
-    // next one has begun, unless we must play to it: then we see what was led.
+    // next one has begun, unless we must play to it (then we see what was led) or have played
+    // to it already (we saw the last one then: the cards played after ours were hidden).
     const mustSee = m.prompt && m.prompt.legal.phase === "play";
-    if ((this.showLast || (recent && (!trick || !mustSee))) && lt) {
+    const ours = trick && m.seat != null && trick.cards.some((_, i) => (trick.leader + i) % 4 === m.seat);
+    if ((this.showLast || (recent && (!trick || (!mustSee && !ours)))) && lt) {
       trick = lt;
       caption = this.tx("trick.won_by", lt.winner, { n: lt.number });
     }
