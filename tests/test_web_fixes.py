@@ -255,7 +255,9 @@ def test_a_closed_score_sheet_gives_the_focus_back_and_the_scores_are_said(
     assert labels and all("\u00a0: " in x for x in labels), labels
 
 
-def test_the_settings_sample_and_the_chien_fit_a_phone(browse: Any, web_server: ThreadServer) -> None:
+def test_the_settings_sample_and_the_chien_fit_a_phone(
+    browse: Any, web_server: ThreadServer
+) -> None:
     """At 375 px the sample's caption was squeezed to a word per line and cut at the right
     edge; it now goes under the cards. (The chien's six cards, which ran under the seat at
     the right at the discard, were checked in screenshots: css .chien-show.)"""
