@@ -20,7 +20,7 @@ class EnvValue(str):
     env = ""
 
 
-def env_default(name: str, default: str) -> str:
+def env_default(name: str, default: str | None) -> str | None:
     """The text of variable ``name``, else ``default``, for an option's default. Left as text
     for argparse to convert with the option's type (:func:`env_typed`) when that command is
     run, so that a malformed variable fails only the commands that read it, with a message

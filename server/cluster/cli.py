@@ -72,7 +72,7 @@ def add_cluster_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lease",
         type=env_typed(_lease),
-        default=env_default("ATOUT_LEASE", "0"),  # 0 or unset: the default lease
+        default=env_default("ATOUT_LEASE", None),  # 0 or unset: the default lease
         metavar="SECONDS",
         help="seconds without a heartbeat before a worker counts as gone and its tables may be "
         "adopted (ATOUT_LEASE; default 5 heartbeats, at least 3 s)",
