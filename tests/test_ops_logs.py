@@ -121,6 +121,44 @@ async def test_a_debug_run_never_logs_a_token(restore_logging: None) -> None:
     assert token not in text
 
 
+async def test_connections_are_logged_once_each_and_health_checks_not_at_all(
+    restore_logging: None,
+) -> None:
+    """At info level a connection is one line when it opens (with the client's address) and one
+    when it closes (who closed it, the code), both naming it; a health check or a scrape
+    writes nothing (the library wrote two lines each, with neither path nor address). At debug
+    level the HTTP requests are there, with their path."""
+    import urllib.request
+
+    for level in ("info", "debug"):
+        out = io.StringIO()
+        setup(level, "json", out)
+        async with running_server() as srv:
+            for path in ("/healthz", "/metrics"):
+                url = f"http://127.0.0.1:{srv.port}{path}"
+                await asyncio.to_thread(lambda u=url: urllib.request.urlopen(u, timeout=5).read())
+            c = await Client.connect(srv.port, "ann")
+            await c.close()
+            deadline = asyncio.get_running_loop().time() + 10
+            while "connection closed" not in out.getvalue():
+                assert asyncio.get_running_loop().time() < deadline, out.getvalue()
+                await asyncio.sleep(0.02)
+        lines = [json.loads(x) for x in out.getvalue().splitlines()]
+        opened = [x for x in lines if x["msg"] == "connection from 127.0.0.1 opened"]
+        closed = [x for x in lines if x["msg"] == "connection closed by the client (1000)"]
+        assert len(opened) == len(closed) == 1, lines
+        assert opened[0]["conn"] == closed[0]["conn"] and opened[0]["logger"] == "atout.server"
+        http = [x["msg"] for x in lines if x["logger"] == "atout.server" and "HTTP" in x["msg"]]
+        library = [x for x in lines if x["logger"].startswith("websockets")]
+        if level == "info":
+            assert http == [] and library == [], lines
+        else:
+            assert http == [
+                "HTTP GET /healthz from 127.0.0.1: 200",
+                "HTTP GET /metrics from 127.0.0.1: 200",
+            ], http
+
+
 # -- worker processes ---------------------------------------------------------------------
 
 _WORKER_TASK = '''

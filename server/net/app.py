@@ -210,6 +210,9 @@ class Server:
             resp = conn.respond(HTTPStatus.NOT_FOUND, "not found\n")
         if request.method == "HEAD":  # the same headers, Content-Length included; no body
             resp = dataclasses.replace(resp, body=b"")
+        if log.isEnabledFor(logging.DEBUG):  # health checks and scrapes: not worth a line each
+            who = client_address(conn, self.cfg.trusted_proxies)
+            log.debug("HTTP %s %s from %s: %d", request.method, path, who, resp.status_code)
         return resp
 
     async def _healthz(self, conn: ServerConnection, deep: bool) -> Response:
@@ -258,6 +261,7 @@ class Server:
         )
         sess.address = address
         connection_context(sess.id)  # this connection's log records name it
+        log.info("connection from %s opened", address)
         m.connections_open += 1
         m.connections_total += 1
         self.lobby.sessions[sess.id] = sess
@@ -291,8 +295,14 @@ class Server:
             self.lobby.gone(sess)
             # The close frames the server started: the echo of a client's own close is not one.
             sent = ws.protocol.close_sent
-            if sent is not None and not ws.protocol.close_rcvd_then_sent:
+            by_client = bool(ws.protocol.close_rcvd_then_sent)
+            if sent is not None and not by_client:
                 m.closes[sent.code] += 1
+            log.info(
+                "connection closed by the %s (%s)",
+                "client" if by_client or sent is None else "server",
+                ws.close_code if ws.close_code is not None else "no close frame",
+            )
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await writer

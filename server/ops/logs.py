@@ -12,7 +12,7 @@ A traceback goes in ``exc``.
 
 Secrets: the server never logs a seat token (it keeps only their SHA-256 anyway), and the
 ``websockets`` library, which logs every frame at DEBUG (a ``hello`` carries a token), is kept at
-INFO or above whatever ``--log-level`` says.
+INFO or above whatever ``--log-level`` says (WARNING unless the level is debug).
 
 Worker processes (the strong AI's pool, the review worker: ``server.ai.runner.spawn_pool``) log
 the same way: they run :func:`worker_logs` first, with the server's settings, so their
@@ -144,7 +144,12 @@ def setup(
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(numeric)
-    logging.getLogger("websockets").setLevel(max(numeric, logging.INFO))
+    # The library's own lines (a connection opened, closed; each HTTP answer, health checks
+    # included: two lines a probe) only at debug level: atout.server says the same at info,
+    # with the client's address and the connection's id, and the HTTP requests at debug.
+    logging.getLogger("websockets").setLevel(
+        logging.INFO if numeric <= logging.DEBUG else max(numeric, logging.WARNING)
+    )
 
 
 def current() -> tuple[str, str] | None:
