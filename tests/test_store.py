@@ -521,6 +521,36 @@ def test_a_batch_writes_groups_of_several_actions_all_or_nothing(store: Store) -
     assert by_table == {"t1": a[:8], "t2": b[:1]}
 
 
+def test_a_refused_write_is_logged_without_the_cards_nobody_may_see(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A refused group is logged with its payload (to recover it), but a deal's hands and
+    chien and a discard's cards stay out: the error lines of a second server on the same file
+    printed the hands of a deal in progress."""
+    rec = next(
+        r for r in map(played, range(3, 60)) if any(x["type"] == "discard" for x in r["actions"])
+    )
+    store.start_deal("t1", 1, *_dealt(rec))
+    store.append_action("t1", 1, 0, rec["actions"][0])  # a bid
+    other = played(2)
+    discard = next(x for x in rec["actions"] if x["type"] == "discard")
+    groups = [
+        [("start_deal", ("t1", 1, *_dealt(other)), {})],  # another deal under the same number
+        [("append_action", ("t1", 1, 0, discard), {})],  # another action at index 0
+    ]
+    with caplog.at_level(logging.ERROR, logger="atout.store"):
+        results = store.write_batch(groups)
+    assert all(isinstance(r, StoreConflict) for r in results), results
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "start_deal" in text and "append_action" in text and '"t1",1' in text, text
+    hidden = (
+        {c for hand in other["hands"] for c in hand} | set(other["chien"]) | set(discard["cards"])
+    )
+    shown = {c for c in hidden if f'"{c}"' in text}
+    assert not shown, (shown, text)
+    assert "(4 hands, not logged)" in text and '"cards":"(not logged)"' in text
+
+
 def test_a_batch_of_deal_ends_shares_one_savepoint_and_still_keeps_each_group_apart(
     store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:

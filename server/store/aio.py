@@ -17,7 +17,15 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from server.store.base import OpenTable, PlayerStore, Store, StoreClosed, StoreError, now
+from server.store.base import (
+    OpenTable,
+    PlayerStore,
+    Store,
+    StoreClosed,
+    StoreError,
+    now,
+    shown_args,
+)
 
 log = logging.getLogger("atout.store")
 
@@ -108,7 +116,7 @@ class AsyncStore:
                                 n,
                                 e,
                                 e.code,
-                                _payload(args),
+                                _payload(name, args),
                             )
                         raise
                     self._failing = True
@@ -124,7 +132,7 @@ class AsyncStore:
                     delay = min(delay * 2, self._retry_max)
                     continue
                 except Exception:
-                    log.exception("store %s failed; payload: %s", name, _payload(args))
+                    log.exception("store %s failed; payload: %s", name, _payload(name, args))
                     raise
                 if n > 1:
                     log.info("store %s succeeded after %d attempts", name, n)
@@ -365,12 +373,18 @@ PLAYER_METHODS = frozenset(
 )
 
 
-def _payload(args: tuple) -> str:
-    """Arguments of a failed call as JSON, so an operator can recover what was not written."""
+def _payload(name: str, args: tuple) -> str:
+    """Arguments of a failed call as JSON, so an operator can recover what was not written
+    (without the cards nobody may see yet: :func:`server.store.base.shown_args`)."""
+    shown: list[Any] = [a for a in args if not hasattr(a, "write_batch")]
+    if name == "write_batch" and shown and isinstance(shown[0], list):
+        shown[0] = [[[m, shown_args(m, a), kw] for m, a, kw in group] for group in shown[0]]
+    else:
+        shown = shown_args(name, shown)
     try:
-        return _encode([a for a in args if not hasattr(a, "write_batch")]).decode()
+        return _encode(shown).decode()
     except (TypeError, msgspec.EncodeError):
-        return repr(args)
+        return repr(shown)
 
 
 def _consume(fut: asyncio.Future) -> None:

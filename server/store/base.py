@@ -120,6 +120,27 @@ def describe(db: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+def shown_args(method: str, args: Sequence[Any]) -> list[Any]:
+    """A store call's arguments as a log may show them: without the cards nobody may see yet,
+    a deal's hands and chien (``start_deal``) and a discard's cards (``append_action``). A
+    failed write is logged with its payload so that an operator can recover it; neither of
+    these needs recovering (a deal not stored was never dealt; a refused action is sent again
+    by its player), and logs travel further than the database."""
+    out = list(args)
+    if method == "start_deal" and len(out) >= 5:
+        out[3] = "(4 hands, not logged)"
+        out[4] = "(the chien, not logged)"
+    elif method == "append_action" and len(out) >= 4:
+        action = out[3]
+        if isinstance(action, dict):
+            kind, seat = action.get("type"), action.get("seat")
+        else:
+            kind, seat = type(action).__name__.lower(), getattr(action, "seat", None)
+        if kind == "discard":
+            out[3] = {"type": "discard", "seat": seat, "cards": "(not logged)"}
+    return out
+
+
 def now() -> str:
     return fmt_time(datetime.now(UTC))
 

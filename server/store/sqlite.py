@@ -70,6 +70,7 @@ from server.store.base import (
     num,
     parse_time,
     partial_record,
+    shown_args,
     table_dict,
 )
 from server.store.players import PLAYERS_SCHEMA, SqlitePlayers, backfill_deal_players
@@ -1238,11 +1239,15 @@ NOT_COPIED = frozenset(
 
 
 def _ops_payload(ops: list[Op]) -> str:
-    """A failed group's writes, for the log (seat tokens are never among them: only hashes)."""
+    """A failed group's writes, for the log (seat tokens are never among them: only hashes).
+
+    Cards nobody may see yet are left out: a deal's hands and chien (a refused ``start_deal``
+    was never dealt: nothing to recover) and a discard's cards (a refused action is sent again
+    by its player). Logs travel further than the database (collectors, bug reports)."""
     try:
-        return _encode([[m, list(a), kw] for m, a, kw in ops]).decode()
+        return _encode([[m, shown_args(m, a), kw] for m, a, kw in ops]).decode()
     except (TypeError, msgspec.EncodeError):
-        return repr(ops)
+        return repr([(m, shown_args(m, a), kw) for m, a, kw in ops])
 
 
 Store = SqliteStore  # the name the rest of the code and the tests have always used
