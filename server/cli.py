@@ -165,10 +165,10 @@ def _not_negative(kind: type) -> Any:
 
     def convert(text: str) -> Any:
         value = kind(text)
-        if value < 0:
+        if value < 0 or value != value or value == float("inf"):  # nan, inf: no meaning here
             import argparse
 
-            raise argparse.ArgumentTypeError(f"{text} is negative")
+            raise argparse.ArgumentTypeError(f"{text} is negative or not a number")
         return value
 
     convert.__name__ = kind.__name__
@@ -187,6 +187,18 @@ def _log_level(text: str) -> str:
     return text.lower()
 
 
+def _one_of(*names: str) -> Any:
+    def convert(text: str) -> str:
+        if text not in names:
+            import argparse
+
+            raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(names)}")
+        return text
+
+    convert.__name__ = "choice"
+    return convert
+
+
 def add_serve_options(p: argparse.ArgumentParser) -> None:
     from server.config import env_default, env_typed
 
@@ -203,16 +215,20 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
             default=env_default(env, default),  # converted by argparse, naming a bad variable
             help=f"{text} ({env})",
         )
+    # Checked by their type, not ``choices``: argparse checks no default against its choices,
+    # and a bad variable must be named like the others' (env_typed).
     p.add_argument(
         "--log-format",
-        choices=("text", "json"),
-        default=_env("ATOUT_LOG_FORMAT", "text"),
+        type=env_typed(_one_of("text", "json")),
+        metavar="{text,json}",
+        default=env_default("ATOUT_LOG_FORMAT", "text"),
         help="text (human-readable) or json: one JSON object per line (ATOUT_LOG_FORMAT)",
     )
     p.add_argument(
         "--loop",
-        choices=("auto", "uvloop", "asyncio"),
-        default=_env("ATOUT_LOOP", "asyncio"),
+        type=env_typed(_one_of("auto", "uvloop", "asyncio")),
+        metavar="{auto,uvloop,asyncio}",
+        default=env_default("ATOUT_LOOP", "asyncio"),
         help="event loop: asyncio (the standard one), uvloop (libuv; pip install uvloop), or "
         "auto: uvloop where it is installed, else asyncio (ATOUT_LOOP)",
     )
@@ -246,14 +262,19 @@ def _hold_database(db: str) -> object:
         import fcntl
     except ImportError:  # not POSIX
         return True
-    path = db + ".lock"
+    import errno
+
+    path = os.path.realpath(db) + ".lock"  # one lock file for every name of the database
     try:
         f = open(path, "a+")  # noqa: SIM115  (held open until the process ends)
     except OSError:
         return True
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except OSError as e:
+        if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            f.close()  # a file system without flock (some network mounts): nothing to hold
+            return True
         f.seek(0)
         holder = f.read().strip() or "?"
         f.close()
@@ -306,11 +327,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # here, not at exit, where a closed pipe prints a traceback
     except BrokenPipeError:
+        if not _reader_left():
+            raise  # another pipe (a socket, a child): not the reader of our output leaving
         # `atout-server scores | head`: the reader has what it wanted. Later writes (the
         # interpreter's own flush at exit) go nowhere instead of failing again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return code
+
+
+def _reader_left() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (poll: POLLERR)."""
+    try:
+        import select
+
+        p = select.poll()
+        p.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in p.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll here: take it for stdout's
+        return True
 
 
 if __name__ == "__main__":

@@ -44,6 +44,11 @@ def test_the_option_and_its_environment_variable(monkeypatch: pytest.MonkeyPatch
     assert args.log_format == "json"
     monkeypatch.setenv("ATOUT_LOG_FORMAT", "json")
     assert build_parser(with_admin=False).parse_args(["serve"]).log_format == "json"
+    # A bad variable is refused by the parser, naming it (argparse checks no default against
+    # its choices: this one reached the server, which failed on it).
+    monkeypatch.setenv("ATOUT_LOG_FORMAT", "jsn")
+    with pytest.raises(SystemExit):
+        build_parser(with_admin=False).parse_args(["serve"])
     with pytest.raises(SystemExit):
         build_parser(with_admin=False).parse_args(["serve", "--log-format", "xml"])
 
@@ -173,7 +178,7 @@ def noisy() -> int:
     logging.getLogger("atout.ai").warning("a record from the worker")
     warnings.warn("a warning in the worker", RuntimeWarning, stacklevel=1)
     print("a stray line", file=sys.stderr)
-    print("two lines", "in one write", sep="\\n", file=sys.stderr)
+    sys.stderr.write("two lines\\nin one write\\n")
 
     def fail() -> None:
         raise ValueError("boom in a thread")

@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -180,15 +181,25 @@ def _serving(env: dict[str, str]) -> tuple[subprocess.Popen[str], int]:
         text=True,
     )
     assert proc.stderr is not None
-    log = []
-    for _ in range(20):
-        line = proc.stderr.readline()
-        log.append(line)
-        m = re.search(r"listening on ws://127\.0\.0\.1:(\d+)", line)
-        if m:
-            return proc, int(m.group(1))
-    proc.kill()
-    raise AssertionError(log)
+    log: list[str] = []
+    found: list[int] = []
+
+    def read() -> None:  # in a thread: a server that hangs before listening fails the test
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            log.append(line)
+            m = re.search(r"listening on ws://127\.0\.0\.1:(\d+)", line)
+            if m:
+                found.append(int(m.group(1)))
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(60)
+    if not found:
+        proc.kill()
+        raise AssertionError(log)
+    return proc, found[0]
 
 
 def test_a_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None:
@@ -209,7 +220,7 @@ def test_a_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None
         assert second.returncode == 1, second.stderr
         assert f"another Atout server (pid {first.pid}) is serving {db}" in second.stderr
         assert _get(port, "/healthz")[:1] == (200,)
-        # A cluster's workers share it on purpose: the supervisor holds the lock, not they.
+        # The lock itself: held (another process cannot take it) while the first one runs.
         code = (
             "import sys; from server.cli import _hold_database; "
             "sys.exit(0 if _hold_database(sys.argv[1]) is None else 3)"

@@ -7,6 +7,7 @@ useful, the scores are said aloud, and French puts a space before its colons."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -64,6 +65,11 @@ def test_a_replaced_tab_shows_no_turn_and_its_cards_do_nothing(
     assert "Your" not in felt and "your" not in felt, felt
     prompt = first.inner_text("#prompt")  # said once, in the banner; here only where it is
     assert prompt == "Played in the other tab." and prompt not in first.inner_text("#banner")
+    # Nothing to decide here: "Skip to the game" goes to the table's main area, and stays.
+    url = first.url
+    first.focus("#skip")
+    first.keyboard.press("Enter")
+    assert first.evaluate("document.activeElement.id") == "view" and first.url == url
     assert first.locator("#timer, #timer-line").count() == 0
     assert first.locator("[data-bid]").count() == 0
     cards = first.locator(".hand .card")
@@ -237,12 +243,20 @@ def test_a_closed_score_sheet_gives_the_focus_back_and_the_scores_are_said(
         if not act_once(page, poignee=False):
             page.wait_for_timeout(25)
     said = page.evaluate("window.__said")
+    # French narration: a card played is named with its article (« joue le six de cœur »,
+    # « l'as », « la dame », « l'atout 17 »), a trick is won by its seat.
+    plays = [x for x in said if " joue " in x]
+    assert plays and all(re.search(r" joue (le |la |l'|l’)", x) for x in plays), plays
+    assert not any("va à" in x for x in said) and any("remporte le pli" in x for x in said)
     (line,) = [x for x in said if x.startswith("Points de la donne")]
     assert "Vous " in line and line.count(", ") == 3, line  # the four seats' figures
     page.keyboard.press("Escape")
     page.wait_for_selector("#dlg-sheet", state="detached")
+    # It opened by itself: the focus goes to the next decision (the next deal's), else to the
+    # control that opens the sheet again; not to the page, nor to the main area.
     page.wait_for_function(
-        "() => document.activeElement && document.activeElement !== document.body"
+        "() => document.activeElement && document.activeElement.closest("
+        "'#action, .hand, [data-key=center-sheet], [data-key=btn-sheet]')"
     )
     # French typography: a no-break space before a colon, in what the table builds itself.
     while not page.locator("#trick li").count():

@@ -650,7 +650,7 @@ def run(args: argparse.Namespace) -> int:
         cfg = Config.from_args(args)
         setup_logging(cfg.log_level, cfg.log_format)
         loop_name, factory = loop_factory(cfg.loop)
-    except ValueError as e:  # ATOUT_LOG_FORMAT is not checked by the option's choices
+    except ValueError as e:  # a Config built without the command line (its checks)
         print(f"atout-server serve: {e}", file=sys.stderr)
         return 2
 

@@ -44,6 +44,9 @@ export function cardName(t, code) {
   return t("card.plain." + code[0], { rank: t("rank." + code.slice(1)) });
 }
 
+/** A card's name with its article where the language puts one: for sentences. */
+export const cardNameDef = (t, code) => t.cardArticle(code, cardName(t, code));
+
 /** A list of cards in words: "king of hearts, trump 3". */
 export const cardNames = (t, cards) => cards.map((c) => cardName(t, c)).join(", ");
 

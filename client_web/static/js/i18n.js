@@ -12,6 +12,7 @@ export const LANGUAGES = [
 let lang = "en";
 let table = {};
 let namer = null; // the language's own card names, if it has them
+let articled = null; // the language's card names with their article ("le six de cœur"), if any
 let plurals = new Intl.PluralRules("en");
 let ordinals = new Intl.PluralRules("en", { type: "ordinal" });
 let numbers = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
@@ -34,6 +35,7 @@ export async function setLanguage(code) {
   lang = code;
   table = mod.default;
   namer = mod.cardName || null;
+  articled = mod.cardWithArticle || null;
   plurals = new Intl.PluralRules(code);
   ordinals = new Intl.PluralRules(code, { type: "ordinal" });
   numbers = new Intl.NumberFormat(code, { maximumFractionDigits: 1 });
@@ -68,6 +70,10 @@ export function t(key, params = {}) {
 
 /** The current language's own name for a card, or null (cards.js asks this first). */
 t.cardName = (code) => (namer ? namer(code) : null);
+
+/** A card's name as the object of a sentence ("joue le six de cœur", "plays the six of
+ * hearts"): the language's own form when it has one, else the name as it is. */
+t.cardArticle = (code, name) => (articled ? articled(code, name) : name);
 
 /** Whether a key exists (for optional texts, e.g. a rule number without its own sentence). */
 export const has = (key) => key in table;

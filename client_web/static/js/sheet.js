@@ -13,9 +13,12 @@ export function openSheet(view, r, live) {
   // Closed, the sheet gives the focus back to what had it, or (it opened by itself at the end
   // of a deal, or that control was redrawn) to the next decision, else to what reopens it.
   const opener = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
+  const openerKey = opener && opener.dataset ? opener.dataset.key : null; // the table redraws its controls
   const giveBack = () => {
     if (document.querySelector("dialog[open]")) return; // the review took over (it gives back itself)
     if (opener && opener.isConnected && !opener.closest("dialog")) return opener.focus();
+    const again = openerKey && document.querySelector(`[data-key="${CSS.escape(openerKey)}"]`);
+    if (again && !again.disabled) return again.focus();
     const next = view.nextControl && view.nextControl();
     if (next) return next.focus();
     for (const k of ["center-sheet", "btn-sheet"]) {

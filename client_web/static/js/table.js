@@ -4,7 +4,7 @@
 
 import { h, $, $$, clear, announce } from "./dom.js";
 import { t, num, signed, currentLanguage, has } from "./i18n.js";
-import { cardSVG, cardName, cardNames, isOudler, isTrump, sortCards } from "./cards.js";
+import { cardSVG, cardName, cardNameDef, cardNames, isOudler, isTrump, sortCards } from "./cards.js";
 import { TableModel, TARGET, MULTIPLIER, oudlersSoFar } from "./model.js";
 import { connectionFor, originURL } from "./net.js";
 import * as store from "./store.js";
@@ -46,7 +46,7 @@ export class TableView {
 
   /** Where "Skip to the game" goes: the decision at hand, else the hand, else the table. */
   skipTarget() {
-    return (!this.inactive() && this.nextControl()) || this.root.querySelector(".tableview") || this.root;
+    return (!this.inactive() && this.nextControl()) || this.root; // main#view takes the focus
   }
 
   // ------------------------------------------------------------------------------ lifecycle
@@ -439,7 +439,10 @@ export class TableView {
     if (x.seat != null) p.name = this.who(x.seat);
     if (x.leader != null) p.leader = this.who(x.leader);
     if (x.contract) p.contract = this.contractName(x.contract);
-    if (x.card) p.card = cardName(t, x.card);
+    if (x.card) {
+      p.card = cardName(t, x.card);
+      p.card_def = cardNameDef(t, x.card);
+    }
     if (x.cards) p.cards = cardNames(t, x.cards);
     if (x.level) p.level = t("level." + x.level);
     if (x.reason) p.reason = t("reason." + x.reason);

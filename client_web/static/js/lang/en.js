@@ -1,4 +1,10 @@
 // English. Keys are shared by fr.js and cs.js (a test checks that every language has every key).
+
+/** A card's name in a sentence: "plays the six of hearts" ("trump 17", "the Petit" as they are). */
+export function cardWithArticle(code, name) {
+  return code[0] === "T" || code === "EX" ? name : "the " + name;
+}
+
 export default {
   "app.title": "Atout · French Tarot",
   "nav.home": "Atout: home",
@@ -358,8 +364,8 @@ export default {
   "log.chelem_no": "No chelem. {leader} leads the first trick.",
   "log.poignee": "{name} shows a {level} poignée: {cards}.",
   "log.poignee_you": "You show a {level} poignée.",
-  "log.play": "{name} plays {card}.",
-  "log.play_you": "You play {card}.",
+  "log.play": "{name} plays {card_def}.",
+  "log.play_you": "You play {card_def}.",
   "log.trick": "Trick {n} goes to {name}.",
   "log.trick_you": "You win trick {n}.",
   "log.made": "{name} has made the contract.",

@@ -1,4 +1,13 @@
 // Français (vocabulaire de la Fédération : preneur, défense, bouts, chien, écart, poignée…).
+
+/** Le nom d'une carte avec son article, dans une phrase : « joue le six de cœur », « l'as de
+ * pique », « la dame », « l'atout 17 » (le Petit et l'Excuse ont déjà le leur). */
+export function cardWithArticle(code, name) {
+  if (code === "T1" || code === "EX") return name;
+  if (code[0] === "T" || code.slice(1) === "1") return "l'" + name;
+  return (code.slice(1) === "Q" ? "la " : "le ") + name;
+}
+
 export default {
   "app.title": "Atout · Tarot",
   "nav.home": "Atout : accueil",
@@ -358,9 +367,9 @@ export default {
   "log.chelem_no": "Pas de chelem. {leader} entame le premier pli.",
   "log.poignee": "{name} montre une poignée {level} : {cards}.",
   "log.poignee_you": "Vous montrez une poignée {level}.",
-  "log.play": "{name} joue {card}.",
-  "log.play_you": "Vous jouez {card}.",
-  "log.trick": "Le pli {n} va à {name}.",
+  "log.play": "{name} joue {card_def}.",
+  "log.play_you": "Vous jouez {card_def}.",
+  "log.trick": "{name} remporte le pli {n}.",
   "log.trick_you": "Vous remportez le pli {n}.",
   "log.made": "{name} a fait son contrat.",
   "log.made_you": "Vous avez fait votre contrat !",
