@@ -25,6 +25,7 @@ from server.store.base import (
     StoreError,
     now,
     shown_args,
+    shown_ops,
 )
 
 log = logging.getLogger("atout.store")
@@ -378,7 +379,7 @@ def _payload(name: str, args: tuple) -> str:
     (without the cards nobody may see yet: :func:`server.store.base.shown_args`)."""
     shown: list[Any] = [a for a in args if not hasattr(a, "write_batch")]
     if name == "write_batch" and shown and isinstance(shown[0], list):
-        shown[0] = [[[m, shown_args(m, a), kw] for m, a, kw in group] for group in shown[0]]
+        shown[0] = [shown_ops(group) for group in shown[0]]
     else:
         shown = shown_args(name, shown)
     try:

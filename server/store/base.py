@@ -141,6 +141,11 @@ def shown_args(method: str, args: Sequence[Any]) -> list[Any]:
     return out
 
 
+def shown_ops(ops: Sequence[Any]) -> list[Any]:
+    """A group of journal writes ``(method, args, kw)`` as a log may show them (shown_args)."""
+    return [[m, shown_args(m, a), kw] for m, a, kw in ops]
+
+
 def now() -> str:
     return fmt_time(datetime.now(UTC))
 

@@ -70,7 +70,7 @@ from server.store.base import (
     num,
     parse_time,
     partial_record,
-    shown_args,
+    shown_ops,
     table_dict,
 )
 from server.store.players import PLAYERS_SCHEMA, SqlitePlayers, backfill_deal_players
@@ -333,9 +333,10 @@ class SqliteStore(SqlitePlayers):
                     conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
                     before = {m.name for m in MIGRATIONS.applied(self.db)}
                     MIGRATIONS.apply(self.db)
-                    for name in MIGRATION_NAMES:  # as PostgreSQL says it: an upgrade is seen
-                        if name not in before and before:
-                            log.info("%s: migration %s applied", self.path, name)
+                    if before:  # an upgrade, not a new database: said as PostgreSQL says it
+                        for name in MIGRATION_NAMES:
+                            if name not in before:
+                                log.info("%s: migration %s applied", self.path, name)
                     # No implicit transactions: every write is in an explicit one (_tx,
                     # write_batch) or is one statement, its own transaction (a batch of
                     # actions only: write_batch).
@@ -1245,9 +1246,9 @@ def _ops_payload(ops: list[Op]) -> str:
     was never dealt: nothing to recover) and a discard's cards (a refused action is sent again
     by its player). Logs travel further than the database (collectors, bug reports)."""
     try:
-        return _encode([[m, shown_args(m, a), kw] for m, a, kw in ops]).decode()
+        return _encode(shown_ops(ops)).decode()
     except (TypeError, msgspec.EncodeError):
-        return repr([(m, shown_args(m, a), kw) for m, a, kw in ops])
+        return repr(shown_ops(ops))
 
 
 Store = SqliteStore  # the name the rest of the code and the tests have always used
