@@ -226,7 +226,7 @@ export default {
   "action.bid_hint": "Only the bids you may make are shown. Keys 1 to 5 choose them.",
   "action.discard": "Make your discard: choose {n} cards ({k} chosen).",
   "action.discard_go": "Discard these cards",
-  "action.discard_clear": "Clear the choice",
+  "action.discard_clear": "Clear",
   "action.chelem": "Announce a chelem (slam)?",
   "action.chelem_hint": "Announced and made: +400. Announced and missed: −200. You would lead the first trick.",
   "action.chelem_no": "No chelem",

@@ -229,7 +229,7 @@ export default {
   "action.bid_hint": "Seules les enchères possibles sont proposées. Les touches 1 à 5 les choisissent.",
   "action.discard": "Faites votre écart : choisissez {n} cartes ({k} choisies).",
   "action.discard_go": "Écarter ces cartes",
-  "action.discard_clear": "Effacer le choix",
+  "action.discard_clear": "Effacer",
   "action.chelem": "Annoncer un chelem ?",
   "action.chelem_hint": "Annoncé et réussi : +400. Annoncé et chuté : −200. Vous entameriez le premier pli.",
   "action.chelem_no": "Pas de chelem",
