@@ -792,6 +792,25 @@ def test_backup_is_a_valid_copy_taken_online(sqlite_store: Store, tmp_path: Path
         assert db["deals"].count == 4
 
 
+def test_a_backup_is_readable_by_its_owner_only(sqlite_store: Store, tmp_path: Path) -> None:
+    """A backup holds the accounts' password hashes: 0600 whatever the umask, also when it
+    replaces an older backup that others could read."""
+    record(sqlite_store, "t1", 1, played(1))
+    dest = tmp_path / "backup.db"
+    old = os.umask(0o022)
+    try:
+        sqlite_store.backup(str(dest))
+        assert dest.stat().st_mode & 0o777 == 0o600
+        dest.chmod(0o644)
+        sqlite_store.backup(str(dest), overwrite=True)
+        assert dest.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)
+    with Database(str(dest)) as db:
+        assert db["deals"].count == 1
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
 def test_the_wal_is_checkpointed_in_the_background_not_by_a_commit(tmp_path: Path) -> None:
     """The server's store checkpoints from a thread of its own (a commit that checkpoints holds
     the write lock while it syncs both files): once a background checkpoint has copied the WAL,

@@ -8,6 +8,7 @@ tests/test_store.py."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -223,7 +224,11 @@ def test_backup_with_pg_dump(pg_url: str, tmp_path: Path) -> None:
     for i in range(3):
         record(s, "t1", i + 1, played(i))
     dest = tmp_path / "atout.dump"
-    s.backup(str(dest))
+    umask = os.umask(0o022)  # others could read a file created with it
+    try:
+        s.backup(str(dest))
+    finally:
+        os.umask(umask)
     with pytest.raises(StoreError, match="exists"):
         s.backup(str(dest))
     s.close()
@@ -233,6 +238,7 @@ def test_backup_with_pg_dump(pg_url: str, tmp_path: Path) -> None:
     ).stdout  # fmt: skip
     assert "TABLE DATA public deals" in listing and "TABLE DATA public actions" in listing
     assert [p.name for p in tmp_path.iterdir()] == ["atout.dump"]  # no temporary left
+    assert dest.stat().st_mode & 0o777 == 0o600  # it holds the password hashes
 
 
 def test_fences_refuse_a_stale_owner(pg_url: str) -> None:

@@ -13,6 +13,7 @@ a named method here.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -144,6 +145,19 @@ def shown_args(method: str, args: Sequence[Any]) -> list[Any]:
 def shown_ops(ops: Sequence[Any]) -> list[Any]:
     """A group of journal writes ``(method, args, kw)`` as a log may show them (shown_args)."""
     return [[m, shown_args(m, a), kw] for m, a, kw in ops]
+
+
+def backup_tmp(dest: str) -> str:
+    """A new, empty temporary file next to ``dest`` for a backup to be written into and then
+    renamed, readable by its owner only (0600): a backup holds the accounts' password hashes,
+    and the copying tools (VACUUM INTO, pg_dump) keep the mode of a file that exists. An old
+    temporary file of this process is replaced."""
+    directory = os.path.dirname(os.path.abspath(dest))
+    tmp = os.path.join(directory, f".{os.path.basename(dest)}.{os.getpid()}.tmp")
+    if os.path.lexists(tmp):
+        os.remove(tmp)
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    return tmp
 
 
 def now() -> str:

@@ -47,6 +47,7 @@ from server.store.base import (
     StoreError,
     StoreFenced,
     StoreIOError,
+    backup_tmp,
     canonical,
     check_dealt,
     check_record,
@@ -995,9 +996,9 @@ class PostgresStore:
         if os.path.exists(dest) and not overwrite:
             raise StoreError(f"{dest} already exists")
         pg_dump, pg_restore = _client_tool("pg_dump"), _client_tool("pg_restore")
-        directory = os.path.dirname(os.path.abspath(dest))
-        tmp = os.path.join(directory, f".{os.path.basename(dest)}.{os.getpid()}.tmp")
+        tmp = ""
         try:
+            tmp = backup_tmp(dest)  # 0600: pg_dump writes into it and keeps its mode
             out = subprocess.run(
                 [pg_dump, "--format=custom", "--no-owner", f"--file={tmp}", "--dbname", self.url],
                 capture_output=True,
@@ -1015,7 +1016,7 @@ class PostgresStore:
         except OSError as e:
             raise StoreIOError(str(e)) from e
         finally:
-            if os.path.exists(tmp):
+            if tmp and os.path.exists(tmp):
                 os.remove(tmp)
 
     def close(self) -> None:

@@ -62,6 +62,7 @@ from server.store.base import (
     StoreIOError,
     StoreLocked,
     StoreReadOnly,
+    backup_tmp,
     canonical,
     check_dealt,
     check_record,
@@ -1066,12 +1067,10 @@ class SqliteStore(SqlitePlayers):
         checked, then renamed, so ``dest`` is never a half-written file."""
         if os.path.exists(dest) and not overwrite:
             raise StoreError(f"{dest} already exists")
-        directory = os.path.dirname(os.path.abspath(dest))
-        tmp = os.path.join(directory, f".{os.path.basename(dest)}.{os.getpid()}.tmp")
+        tmp = ""
         try:
-            if os.path.exists(tmp):
-                os.remove(tmp)
             with self._errors():
+                tmp = backup_tmp(dest)  # empty and 0600: VACUUM INTO takes an empty file
                 self.conn.execute("VACUUM INTO ?", (tmp,))
                 check = sqlite3.connect(tmp)
                 try:
@@ -1082,7 +1081,7 @@ class SqliteStore(SqlitePlayers):
                     raise StoreError(f"backup failed its integrity check: {ok}")
                 os.replace(tmp, dest)
         finally:
-            if os.path.exists(tmp):
+            if tmp and os.path.exists(tmp):
                 os.remove(tmp)
 
     def checkpoint_in_background(self, interval: float = CHECKPOINT_INTERVAL) -> None:
