@@ -155,3 +155,32 @@ def test_another_database_is_not_merged_into_dest(tmp_path: Path) -> None:
     # Run again after an interruption (DEST holds part of SRC): allowed.
     assert run("migrate-db", src, str(tmp_path / "fresh.db")).returncode == 0
     assert run("migrate-db", src, str(tmp_path / "fresh.db")).returncode == 0
+
+
+def test_another_database_s_accounts_or_players_are_not_merged(tmp_path: Path) -> None:
+    """Nor a DEST without tables but with accounts or player names of its own (a server that
+    only registered players): they would have been merged with SRC's."""
+    src = str(tmp_path / "src.db")
+    fill(src)  # its account is Dora
+    accounts, players = str(tmp_path / "accounts.db"), str(tmp_path / "players.db")
+    s = open_store(accounts)
+    assert s.create_account("Zed", "zed", "registered", None, "e" * 64) is not None
+    s.close()
+    open_store(players).close()
+    with sqlite3.connect(players) as c:
+        c.execute("INSERT INTO players (name, first_seen, last_seen) VALUES ('yan', 'x', 'x')")
+    for dest, what in ((accounts, b"1 account(s) that"), (players, b"1 player name(s) that")):
+        out = run("migrate-db", src, dest)
+        assert out.returncode == 1 and what in out.stderr, out.stderr
+        d = open_store(dest, readonly=True)
+        try:
+            assert d.tables() == []  # nothing copied
+        finally:
+            d.close()
+    # The same account, name and id, is SRC's own (an interrupted copy): allowed.
+    part = str(tmp_path / "part.db")
+    s = open_store(part)
+    assert s.create_account("Dora", "dora", "registered", None, "f" * 64) is not None
+    s.close()
+    out = run("migrate-db", src, part)
+    assert out.returncode == 0, out.stderr

@@ -14,6 +14,7 @@ server or adopted by the first worker that starts on DEST.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -34,15 +35,7 @@ def migrate_db(
     try:
         target = open_store(dest)
         try:
-            # Into an empty DEST, or one this copy was interrupted in: rows already there are
-            # kept (INSERT OR IGNORE), so another database's tables would be merged in silently.
-            extra = {t["id"] for t in target.tables()} - {t["id"] for t in source.tables()}
-            if extra:
-                raise StoreError(
-                    f"{describe(dest)} already holds {len(extra)} table(s) that "
-                    f"{describe(src)} does not have (such as {min(extra)}): copy into an empty "
-                    "database (a copy that was interrupted may be run again)"
-                )
+            _refuse_another_database(source, target, describe(src), describe(dest))
             counts: dict[str, int] = {}
             for table, rows in source.dump_rows():
                 target.load_rows(table, rows)
@@ -55,6 +48,47 @@ def migrate_db(
     finally:
         source.close()
     return counts
+
+
+#: What tells one database's rows from another's, in the tables everything else hangs from
+#: (a table's deals, scores and actions; an account's keys and rating): its key columns, and
+#: the column a refusal names it by. They are the first tables ``dump_rows`` gives.
+_IDENTITY = {
+    "tables": (("id",), "id", "table(s)"),
+    "players": (("name",), "name", "player name(s)"),
+    "accounts": (("id", "name"), "name", "account(s)"),
+}
+
+
+def _identities(store: Any) -> dict[str, dict[tuple[Any, ...], Any]]:
+    """Each identity table's rows of ``store``, by key (the label a refusal shows)."""
+    out: dict[str, dict[tuple[Any, ...], Any]] = {t: {} for t in _IDENTITY}
+    rows_of = store.dump_rows()
+    try:
+        for table, rows in rows_of:
+            if table not in _IDENTITY:
+                break  # the rest hangs from these
+            cols, label, _ = _IDENTITY[table]
+            for r in rows:
+                out[table][tuple(r[c] for c in cols)] = r[label]
+    finally:
+        rows_of.close()  # ends its read snapshot
+    return out
+
+
+def _refuse_another_database(source: Any, target: Any, src: str, dest: str) -> None:
+    """DEST must be empty, or hold only what an interrupted copy of SRC left: rows already
+    there are kept (INSERT OR IGNORE), so another database's tables, accounts or players would
+    be merged in silently."""
+    have, want = _identities(target), _identities(source)
+    for table, (_, _, what) in _IDENTITY.items():
+        extra = sorted(str(v) for k, v in have[table].items() if k not in want[table])
+        if extra:
+            raise StoreError(
+                f"{dest} already holds {len(extra)} {what} that {src} does not have (such as "
+                f"{extra[0]}): copy into an empty database (a copy that was interrupted may be "
+                "run again)"
+            )
 
 
 def _verify(source: object, target: object, counts: dict[str, int], src: str, dest: str) -> None:
