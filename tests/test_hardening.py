@@ -219,6 +219,66 @@ async def test_the_creator_closes_a_table_in_play_a_player_cannot(tmp_path: Path
     db.close()
 
 
+async def test_the_creator_s_seat_token_carries_the_role(tmp_path: Path) -> None:
+    """A creator who sat at its table and comes back with that seat's token (a reload, a new
+    connection, the server restarted) is the creator again: it may close the table in play.
+    Another player resuming its own seat is not; nor is the old connection once replaced."""
+    db = tmp_path / "c.db"
+    async with running_server(db, think_delay=0.2, absent_wait=30.0) as srv:
+        owner = await Client.connect(srv.port, "owner")
+        tid = await create_table(owner, deals=10)
+        await owner.join(tid, seat=0)
+        player = await Client.connect(srv.port, "player")
+        await player.join(tid, seat=1)
+        await owner.request({"type": "start", "table": tid})
+        await player.wait_for(is_event("deal_start"))
+        await owner.close()  # a reload
+        again = await Client.connect(srv.port, "owner")
+        r = await again.request({"type": "resume", "token": owner.token})
+        assert r["type"] == "joined" and r["seat"] == 0, r
+        player2 = await Client.connect(srv.port, "player")
+        r = await player2.request({"type": "resume", "token": player.token})
+        assert r["type"] == "joined" and r["seat"] == 1, r
+        r = await player2.request({"type": "close", "table": tid})
+        assert r["code"] == "not_allowed"
+        sid = next(m["session"] for m in again.msgs if m["type"] == "welcome")
+        assert srv.lobby.by_creator == {sid: {tid}}  # its limits count it there
+        for c in (player, again, player2):
+            await c.close()
+    # After a restart the seat's token still carries the role, for the same seat only.
+    async with running_server(db, think_delay=0.2, absent_wait=30.0) as srv:
+        player3 = await Client.connect(srv.port, "player")
+        r = await player3.request({"type": "resume", "token": player.token})
+        assert r["type"] == "joined", r
+        assert (await player3.request({"type": "close", "table": tid}))["code"] == "not_allowed"
+        back = await Client.connect(srv.port, "owner")
+        r = await back.request({"type": "resume", "token": owner.token})
+        assert r["type"] == "joined", r
+        assert (await back.request({"type": "close", "table": tid}))["type"] == "ok"
+        _, ev = await player3.wait_for(is_event("table_state", state="closed"))
+        assert ev["event"]["reason"] == "closed"
+        for c in (player3, back):
+            await c.close()
+
+
+async def test_a_creator_who_left_its_seat_keeps_the_role_by_connection_only(
+    tmp_path: Path,
+) -> None:
+    """Leaving revokes the token: whoever later holds that seat has no creator role from it."""
+    async with running_server(tmp_path / "c.db", think_delay=0.2) as srv:
+        owner = await Client.connect(srv.port, "owner")
+        tid = await create_table(owner, deals=10)
+        await owner.join(tid, seat=0)
+        await owner.request({"type": "start", "table": tid})
+        assert (await owner.request({"type": "leave", "table": tid}))["type"] == "ok"
+        other = await Client.connect(srv.port, "other")
+        await other.join(tid, seat=0)  # the seat, now an AI's, taken over
+        assert (await other.request({"type": "close", "table": tid}))["code"] == "not_allowed"
+        assert (await owner.request({"type": "close", "table": tid}))["type"] == "ok"
+        for c in (owner, other):
+            await c.close()
+
+
 async def test_an_admin_closes_any_table(tmp_path: Path) -> None:
     token = "an-admin-token-for-the-tests"
     from server.config import token_hash

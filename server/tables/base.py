@@ -63,6 +63,7 @@ class TableHost(Protocol):
     def forget(self, table: Any) -> None: ...
     def unlist(self, table: Any) -> bool: ...  # stop serving it here (no cluster bookkeeping)
     def lost(self, table: Any) -> None: ...  # another worker adopted it (a write was fenced)
+    def hand_creator(self, table: Any, sess: Connection) -> None: ...  # sess is its creator now
 
     def bot_tables(self, owner: str) -> int:  # tables of bots only ``owner`` has playing
         ...
@@ -93,6 +94,10 @@ class TableBase:
         self.cfg = lobby.cfg
         self.metrics = lobby.metrics
         self.creator = creator  # session id of the creating connection
+        # The seat token (its hash) of the seat the creating connection took here, if it took
+        # one: whoever resumes that seat is the creator from then on (a reload, a new
+        # connection, a restart of the server), and nobody else.
+        self.creator_token: str | None = None
         self.owner = owner  # its client address: whose AI budget this table's bots use
         self.rng = rng
         self.state = "waiting"  # waiting | playing | finished | closed
@@ -177,6 +182,7 @@ class TableBase:
             "scores": self.scores,  # for people reading it: a rebuild sums the stored deals
             "v": self.v,
             "owner": self.owner,
+            "creator_token": self.creator_token,
             "seats": [s.saved() for s in self.seats],
         }
 

@@ -219,6 +219,17 @@ class Lobby:
         self.tables[table.id] = table
         self.by_creator.setdefault(table.creator, set()).add(table.id)
 
+    def hand_creator(self, table: Table, sess: Connection) -> None:
+        """``sess`` resumed the seat of ``table``'s creator: it is the creator now (its
+        table counts as that connection's, and a connection that had the role loses it)."""
+        ids = self.by_creator.get(table.creator)
+        if ids is not None:
+            ids.discard(table.id)
+            if not ids:
+                del self.by_creator[table.creator]
+        table.creator = sess.id
+        self.by_creator.setdefault(sess.id, set()).add(table.id)
+
     def unlist(self, table: Table) -> bool:
         """Stop serving ``table`` here (its actor ends on its own); False if it was not served
         (unlisted already, or another object serves its id now: adopted again)."""

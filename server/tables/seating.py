@@ -51,16 +51,20 @@ class Seating(DealSequence):
             seat.account,
             seat.identity,
         )
+        creator_token = self.creator_token
         seat.kind = "human"
         seat.name = sess.name
         seat.token_hash = hashed
         seat.took_over = False
         seat.sit(getattr(sess, "account", None))
+        if sess.id == self.creator:  # the seat's token carries the creator role from now on
+            self.creator_token = hashed
         self._dirty = True
         err = await self._commit([])
         if err is not None:
             seat.kind, seat.name, seat.token_hash, seat.took_over = before[:4]
             seat.account, seat.identity = before[4:]
+            self.creator_token = creator_token
             self._dirty = True
             self._refuse(sess, msg.id, err)
             return
@@ -123,6 +127,8 @@ class Seating(DealSequence):
             seat.grace.cancel()
             seat.grace = None
         seat.took_over = False
+        if seat.token_hash == self.creator_token and sess.id != self.creator:
+            self.lobby.hand_creator(self, sess)  # the creator's seat, resumed
         self._unwatch(sess)
         if was_away:
             # Before the seat is attached, saying what it is about to be: so that the events
@@ -223,6 +229,9 @@ class Seating(DealSequence):
                 held.watching.add(self.id)
         if seat.token_hash is not None:
             self.lobby.tokens.pop(seat.token_hash, None)
+            if seat.token_hash == self.creator_token:  # the role stays with the connection
+                self.creator_token = None
+                self._dirty = True
         if seat.grace is not None:
             seat.grace.cancel()
             seat.grace = None

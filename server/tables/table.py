@@ -199,6 +199,7 @@ class Table(Seating):
         opts = TableOptions(**{k: v for k, v in options.items() if k in names})
         t = cls(row["id"], opts, lobby, "", rng, live.get("owner", ""))
         t.state = live["state"]
+        t.creator_token = live.get("creator_token")  # None in rows saved before it
         t.series = live["series"]
         t.series_first = live["series_first"]
         for seat, saved in zip(t.seats, live["seats"], strict=True):
