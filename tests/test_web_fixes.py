@@ -2,23 +2,31 @@
 one acts no more, a name the server cannot take is said on its field, a spectator's bar fits a
 phone in Czech, the focus goes on after a decision, and the seat says what it is doing; the skip
 link keeps the table, the first decision and a closed score sheet leave the focus somewhere
-useful, the scores are said aloud, and French puts a space before its colons."""
+useful, the scores are said aloud, and French puts a space before its colons. Your seat's tags
+read whole on a phone when you both deal and take, and a raised card of the hand hides no
+other card's index."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from helpers_web import (  # fixtures by name
+    LOCALES,
     Bare,
+    PageWatch,
     ThreadServer,
     act_once,
     browse,
     browser,
     close_sheet,
     open_quick_game,
+    shots,
     state,
     web_server,
 )
@@ -320,3 +328,160 @@ def test_the_last_trick_gives_way_once_we_played_to_the_next(browser: Any, tmp_p
     finally:
         ctx.close()
         srv.stop()
+
+
+# ---------------------------------------------------------------------- dealer and taker
+
+
+@contextlib.contextmanager
+def _dealer_and_taker(
+    browser: Any, tmp_path: Any, lang: str, size: tuple[int, int], **opts: Any
+) -> Iterator[tuple[Any, float]]:
+    """A page at its first card to play, at a table where it dealt and took a garde contre, and
+    the height of its seat while it bid (with the dealer's tag alone). Seed 1: the first
+    table's seat 0 (the quick game's) deals and the three AI pass, so that every contract is
+    left to it; the garde contre has the longest name ("Garde contre (×6)"). No motion: the
+    cards are in place when measured. What went wrong in the browser is checked at the end."""
+    srv = ThreadServer(tmp_path / "dt.db", seed=1).start()
+    w, h = size
+    ctx = browser.new_context(
+        viewport={"width": w, "height": h}, locale=LOCALES[lang], reduced_motion="reduce", **opts
+    )
+    watch = PageWatch(srv.url)
+    try:
+        ctx.set_default_timeout(15_000)
+        watch.attach_context(ctx)
+        page = ctx.new_page()
+        open_quick_game(page, srv.url)
+        p = _wait_prompt(page, "bidding")
+        dealt = page.evaluate(
+            "(() => { const m = window.__atout.view.model; return [m.seat, m.deal.dealer]; })()"
+        )
+        assert dealt == [0, 0] and "garde_contre" in p["legal"]["bids"], (dealt, p)
+        bid_height = page.evaluate(
+            "document.getElementById('seat-bottom').getBoundingClientRect().height"
+        )
+        if opts.get("has_touch"):
+            page.tap('[data-bid="garde_contre"]')
+        else:
+            page.click('[data-bid="garde_contre"]')
+        _wait_prompt(page, "play")  # the chelem is declined on the way
+        yield page, bid_height
+    finally:
+        ctx.close()
+        srv.stop()
+    watch.check()
+
+
+# What your seat shows: the text of each tag as it is seen (the parts not hidden), and what
+# does not fit: a tag, the score or the seat wider than its box, or out of the seat's line.
+SEAT_FIT = """() => {
+    const s = document.getElementById('seat-bottom'), box = s.getBoundingClientRect();
+    const lines = s.querySelector('.seat-lines').getBoundingClientRect();
+    const out = [];
+    if (s.scrollWidth > s.clientWidth + 0.5) out.push('seat ' + s.scrollWidth + '/' + s.clientWidth);
+    const shown = (e) => { const r = e.getBoundingClientRect();
+        return getComputedStyle(e).display !== 'none' && r.width > 1 && r.height > 1; };
+    for (const e of s.querySelectorAll('.tag, .score')) {
+        const r = e.getBoundingClientRect(), what = e.className + ' "' + e.textContent + '"';
+        if (e.scrollWidth > e.clientWidth + 0.5) out.push('cut: ' + what + ' ' + e.scrollWidth + '/' + e.clientWidth);
+        if (r.left < box.left - 0.5 || r.right > box.right + 0.5) out.push('out of the seat: ' + what);
+    }
+    const score = s.querySelector('.score').getBoundingClientRect();
+    if (score.top < lines.top - 0.5 || score.bottom > lines.bottom + 0.5) out.push('score hidden');
+    const tags = [...s.querySelectorAll('.tag')].map((t) => t.children.length
+        ? [...t.children].filter(shown).map((e) => e.textContent).join('') : t.textContent);
+    return {out, tags, height: box.height, label: s.getAttribute('aria-label'),
+            hand: document.getElementById('hand').getBoundingClientRect().top}; }"""
+
+# The tags' words: dealer, its short form, taker (with the contract).
+WORDS = {
+    "en": ("dealer", "D", "taker"),
+    "fr": ("donneur", "D", "preneur"),
+    "cs": ("rozdávající", "R", "beroucí"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "cs"])
+@pytest.mark.parametrize("size", [(375, 667), (1280, 800)])
+def test_your_seat_says_dealer_and_taker_whole_on_one_line(
+    browser: Any, tmp_path: Any, shots: Any, lang: str, size: tuple[int, int]
+) -> None:
+    """At 375 px your seat's line, kept to one line so that the hand never moves, cut both
+    tags ("de…", "taker · Pris…"; "rozd…" in Czech) when you dealt and took. On a phone they
+    are short now (a dealer's button, the contract without its multiplier); a long score
+    takes the room of the count of tricks, not of the tags. A computer keeps the words."""
+    phone = size[0] < 641
+    opts = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2} if phone else {}
+    dealer, short, taker = WORDS[lang]
+    with _dealer_and_taker(browser, tmp_path, lang, size, **opts) as (page, bid_height):
+        fit = page.evaluate(SEAT_FIT)
+        page.screenshot(path=str(shots / f"seat-dealer-taker-{lang}-{size[0]}x{size[1]}.png"))
+        assert fit["out"] == [], fit
+        expected = [short, "Garde contre"] if phone else [dealer, f"{taker} · Garde contre (×6)"]
+        assert fit["tags"] == expected, fit
+        assert abs(fit["height"] - bid_height) < 0.5, (fit, bid_height)  # still one line
+        # A screen reader hears it all: in the seat's name, and in the tags' full words.
+        for words in (dealer, taker, "Garde contre (×6)"):
+            assert words in fit["label"], fit["label"]
+        longs = page.evaluate(
+            "[...document.querySelectorAll('#seat-bottom .tag .long')].map((e) => e.textContent)"
+        )
+        assert longs == [dealer, f"{taker} · Garde contre (×6)"], longs
+        # A score of four figures, after a long game: the tags and the score still whole.
+        page.evaluate(
+            "(() => { const v = window.__atout.view; v.model.info.scores[v.model.seat] = -1080; v.renderNow(); })()"
+        )
+        long_score = page.evaluate(SEAT_FIT)
+        assert long_score["out"] == [] and long_score["tags"] == expected, long_score
+        assert abs(long_score["height"] - bid_height) < 0.5, long_score
+        assert abs(long_score["hand"] - fit["hand"]) < 0.5, (long_score, fit)
+
+
+# Cards of the hand whose index (its rank and suit, top left) is hidden, at any of five points
+# across it, by something else (another card raised over it).
+HIDDEN_INDEXES = """() => [...document.querySelectorAll('.hand .card')].filter((c) => {
+    const r = c.querySelector('.c-index').getBoundingClientRect();
+    return [[.25, .25], [.75, .25], [.5, .5], [.25, .75], [.75, .75]].some(([x, y]) => {
+        const hit = document.elementFromPoint(r.left + r.width * x, r.top + r.height * y);
+        return !hit || hit.closest('.card') !== c;
+    });
+}).map((c) => c.dataset.card)"""
+
+RAISED = """() => { const e = document.activeElement;
+    return e.matches('.hand .card:focus-visible') && getComputedStyle(e).transform !== 'none'
+        ? e.dataset.card : null; }"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (375, 667)])
+def test_a_raised_card_hides_no_index_of_the_hand(
+    browser: Any, tmp_path: Any, size: tuple[int, int]
+) -> None:
+    """A card raised by the keyboard's focus was drawn over the cards after it: it hid its
+    right neighbour's index, and on a phone those of the line below too. It rises under them
+    now, as a pointed card does. Every card of the hand is raised in turn, by the keyboard
+    (a phone may have one) and, on a computer, by the mouse."""
+    phone = size[0] < 641
+    opts = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2} if phone else {}
+    with _dealer_and_taker(browser, tmp_path, "en", size, **opts) as (page, _):
+        cards = page.locator(".hand .card")
+        n = cards.count()
+        assert n == 18 and page.evaluate(HIDDEN_INDEXES) == []
+        cards.first.focus()
+        page.keyboard.press("Home")  # by the keyboard: the focus is shown
+        for i in range(n):
+            if i:
+                page.keyboard.press("ArrowRight")
+            code = cards.nth(i).get_attribute("data-card")
+            assert page.evaluate(RAISED) == code, i
+            assert page.evaluate(HIDDEN_INDEXES) == [], (code, "focused")
+        if not phone:
+            page.evaluate("document.activeElement.blur()")  # the pointer alone raises one
+            for i in range(n):
+                card = cards.nth(i)
+                if "dim" in (card.get_attribute("class") or ""):
+                    continue  # one that may not be played does not rise
+                card.hover(position={"x": 8, "y": 10})
+                code = card.get_attribute("data-card")
+                assert card.evaluate("(e) => getComputedStyle(e).transform") != "none", code
+                assert page.evaluate(HIDDEN_INDEXES) == [], (code, "hovered")

@@ -15,6 +15,7 @@ import { errorText } from "./ui.js";
 
 const POS = ["bottom", "right", "top", "left"]; // relative position of seat (me + k) % 4
 const RANK_ORDER = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"];
+const MULT = /^(.*?)\s*(\(×\d\))$/; // a contract's name and its multiplier: "Garde contre", "(×6)"
 // Errors after which the connection comes back by itself (and calls enter() again).
 const TRANSIENT = new Set(["connection_lost", "too_many_connections"]);
 
@@ -371,8 +372,14 @@ export class TableView {
 
   /** A bid button's text: the contract, its multiplier in small ("Garde contre", "(×6)"). */
   bidLabel(c) {
-    const m = /^(.*?)\s*(\(×\d\))$/.exec(this.contractName(c));
+    const m = MULT.exec(this.contractName(c));
     return m ? [m[1], " ", h("span", { class: "mult" }, m[2])] : [this.contractName(c)];
+  }
+
+  /** The contract without its multiplier ("Garde contre"): your seat's tag on a phone. */
+  contractShort(c) {
+    const m = MULT.exec(this.contractName(c));
+    return m ? m[1] : this.contractName(c);
   }
 
   // ------------------------------------------------------------------------------ narration
@@ -761,12 +768,17 @@ export class TableView {
     const turn = d && d.phase !== "over" && d.turn === seat && m.info.state === "playing" && !(seat === m.seat && this.inactive());
     const tags = [];
     const said = []; // the same facts, for the seat's accessible name
+    // A tag has its words in full and in short: on a phone your seat's line is too narrow for
+    // "dealer" and "taker · Garde contre (×6)" (css: .tag .short). Screen readers read the full
+    // words, which are only hidden from sight there; the short ones are hidden from them.
+    const tag = (cls, full, short) => h("span", { class: "tag " + cls },
+      h("span", { class: "long" }, full), h("span", { class: "short", title: full, "aria-hidden": "true" }, short));
     if (d && d.dealer === seat) {
-      tags.push(h("span", { class: "tag" }, t("seat.dealer")));
+      tags.push(tag("dealer", t("seat.dealer"), t("seat.dealer_short")));
       said.push(t("seat.dealer"));
     }
     if (d && d.taker === seat) {
-      tags.push(h("span", { class: "tag taker" }, t("seat.taker"), " · ", this.contractName(d.contract)));
+      tags.push(tag("taker", `${t("seat.taker")} · ${this.contractName(d.contract)}`, this.contractShort(d.contract)));
       said.push(`${t("seat.taker")}, ${this.contractName(d.contract)}`);
     }
     const bid = d && d.phase === "bidding" ? d.bids.find((b) => b.seat === seat) : null;

@@ -143,6 +143,7 @@ export default {
   "seat.empty_pos.left": "Volné místo (vlevo)",
   "seat.empty_pos.bottom": "Volné místo (dole)",
   "seat.dealer": "rozdávající",
+  "seat.dealer_short": "R",
   "seat.taker": "beroucí",
   "seat.tricks": { "one": "{n} zdvih", "few": "{n} zdvihy", "many": "{n} zdvihu", "other": "{n} zdvihů" },
   "seat.cards": { "one": "{n} karta", "few": "{n} karty", "many": "{n} karty", "other": "{n} karet" },

@@ -132,6 +132,7 @@ export default {
   "seat.empty_pos.left": "Free seat (left)",
   "seat.empty_pos.bottom": "Free seat (bottom)",
   "seat.dealer": "dealer",
+  "seat.dealer_short": "D",
   "seat.taker": "taker",
   "seat.tricks": { "one": "{n} trick", "other": "{n} tricks" },
   "seat.cards": { "one": "{n} card", "other": "{n} cards" },

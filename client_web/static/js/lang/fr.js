@@ -135,6 +135,7 @@ export default {
   "seat.empty_pos.left": "Place libre (gauche)",
   "seat.empty_pos.bottom": "Place libre (en bas)",
   "seat.dealer": "donneur",
+  "seat.dealer_short": "D",
   "seat.taker": "preneur",
   "seat.tricks": { "one": "{n} pli", "other": "{n} plis" },
   "seat.cards": { "one": "{n} carte", "other": "{n} cartes" },
