@@ -485,3 +485,46 @@ def test_a_raised_card_hides_no_index_of_the_hand(
                 code = card.get_attribute("data-card")
                 assert card.evaluate("(e) => getComputedStyle(e).transform") != "none", code
                 assert page.evaluate(HIDDEN_INDEXES) == [], (code, "hovered")
+
+
+def test_leaving_your_own_game_ends_it_also_after_a_reload(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    """Your game against the AI, left: it ends, rather than three AI playing on for nobody
+    until the page closes. A reload keeps that right (the seat's token carries the creator
+    role). With a friend at the table, "Leave" gives only your seat up."""
+    page = browse()
+    open_quick_game(page, web_server.url)
+    _wait_prompt(page)
+    tid = page.url.split("#/t/")[1]
+    assert page.inner_text("#btn-leave") == "End the game"
+    page.reload()  # a new connection: it resumes the seat with its token
+    page.wait_for_selector(".tableview .seat.me")
+    _wait_prompt(page)
+    assert page.inner_text("#btn-leave") == "End the game"
+    asked: list[str] = []
+    page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+    page.click("#btn-leave")
+    page.wait_for_selector("#play-ai")
+    assert asked and asked[0].startswith("End this game?")
+    bare = Bare(web_server.port)
+    try:
+        assert bare.ask({"type": "watch", "table": tid})["code"] == "no_such_table"
+        # A table with a friend at it: leaving gives the seat up, the table plays on.
+        open_quick_game(page, web_server.url)
+        _wait_prompt(page)
+        tid = page.url.split("#/t/")[1]
+        seat = state(page)["seat"]
+        friend = next(i for i in range(4) if i != seat)
+        assert bare.ask({"type": "join", "table": tid, "seat": friend})["type"] == "joined"
+        page.wait_for_function("() => document.getElementById('btn-leave').textContent === 'Leave'")
+        page.click("#btn-leave")
+        page.wait_for_selector("#play-ai")
+        assert asked[-1].startswith("Leave the table for good?")
+        other = Bare(web_server.port, "other")
+        try:
+            assert other.ask({"type": "watch", "table": tid})["type"] == "watching"
+        finally:
+            other.close()
+    finally:
+        bare.close()

@@ -557,13 +557,28 @@ export class TableView {
     }
   }
 
+  /** This browser created the table and nobody else plays at it: your own game against the
+   * AI, which leaving would leave playing on for nobody until the page closes. */
+  ownGame() {
+    const m = this.model;
+    const saved = store.getSeat(this.tid);
+    return Boolean(
+      m.seat != null && saved && saved.creator && m.info &&
+        m.info.seats.every((s, i) => i === m.seat || s.kind !== "human"),
+    );
+  }
+
   async leave() {
     if (this.model.seat == null) {
       this.app.go("#/");
       return;
     }
     const playing = this.model.info && this.model.info.state === "playing";
-    if (playing && !window.confirm(t("table.leave_confirm"))) return;
+    const own = this.ownGame();
+    if (playing && !window.confirm(t(own ? "table.end_confirm" : "table.leave_confirm"))) return;
+    // Your own game ends with you (the seat's token carries the creator's right to close it,
+    // also after a reload); a server that refuses gets the seat given up instead.
+    if (own && (await this.closeOwn())) return;
     try {
       await this.conn.request({ type: "leave", table: this.tid });
     } catch (e) {
@@ -574,6 +589,17 @@ export class TableView {
     }
     store.dropSeat(this.tid);
     this.app.go("#/");
+  }
+
+  async closeOwn() {
+    try {
+      await this.conn.request({ type: "close", table: this.tid });
+    } catch (e) {
+      if (e.code !== "no_such_table") return false;
+    }
+    store.dropSeat(this.tid);
+    this.app.go("#/");
+    return true;
   }
 
   restart() {
@@ -735,7 +761,7 @@ export class TableView {
     const prevNo = info && info.state !== "waiting" ? (info.deal_no || 0) - (m.deal && m.deal.phase !== "over" ? 1 : 0) : 0;
     if (m.lastResult && m.lastResult.record) buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-sheet", dataset: { key: "btn-sheet" }, onclick: () => this.showSheet(false, true) }, t("bar.result")));
     else if (prevNo >= 1) buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-sheet", dataset: { key: "btn-sheet" }, onclick: () => this.sheetOf(prevNo) }, t("bar.result")));
-    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-leave", dataset: { key: "btn-leave" }, onclick: () => this.leave() }, m.seat == null ? t("bar.stop_watching") : t("bar.leave")));
+    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-leave", dataset: { key: "btn-leave" }, onclick: () => this.leave() }, m.seat == null ? t("bar.stop_watching") : t(this.ownGame() ? "bar.end_game" : "bar.leave")));
     return h("div", { class: "tv-bar" },
       h("div", { class: "tv-title" }, h("h1", {}, title), info ? h("span", { class: "muted", id: "deal-no" }, this.dealLine()) : null,
         m.seat == null && info ? h("span", { class: "chip" }, t("bar.watching")) : null),
