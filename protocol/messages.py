@@ -270,7 +270,8 @@ class Restart(_Request, tag="restart", kw_only=True):
 
 
 class Close(_Request, tag="close", kw_only=True):
-    """Close a waiting or finished table. Answered by `ok`."""
+    """Close a table: a waiting or finished one (its creator or a seated player), one in play
+    (its creator or an admin). Answered by `ok`."""
 
     table: TableId
 

@@ -271,6 +271,9 @@ async def test_a_creator_who_left_its_seat_keeps_the_role_by_connection_only(
         await owner.join(tid, seat=0)
         await owner.request({"type": "start", "table": tid})
         assert (await owner.request({"type": "leave", "table": tid}))["type"] == "ok"
+        table = srv.lobby.tables[tid]
+        await until(lambda: table.creator_token is None)  # revoked with the token
+        assert table.saved()["creator_token"] is None
         other = await Client.connect(srv.port, "other")
         await other.join(tid, seat=0)  # the seat, now an AI's, taken over
         assert (await other.request({"type": "close", "table": tid}))["code"] == "not_allowed"

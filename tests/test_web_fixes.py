@@ -510,6 +510,11 @@ def test_leaving_your_own_game_ends_it_also_after_a_reload(
     bare = Bare(web_server.port)
     try:
         assert bare.ask({"type": "watch", "table": tid})["code"] == "no_such_table"
+        # closed by its creator, not abandoned (what a refused close, then leave, would give)
+        deadline = time.monotonic() + 10
+        while _table_status(web_server, tid) != "closed":
+            assert time.monotonic() < deadline, _table_status(web_server, tid)
+            time.sleep(0.05)
         # A table with a friend at it: leaving gives the seat up, the table plays on.
         open_quick_game(page, web_server.url)
         _wait_prompt(page)
@@ -528,3 +533,12 @@ def test_leaving_your_own_game_ends_it_also_after_a_reload(
             other.close()
     finally:
         bare.close()
+
+
+def _table_status(srv: ThreadServer, tid: str) -> str | None:
+    """The table's status as stored (closed, abandoned, ...), read beside the server."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(srv.db)) as db:  # type: ignore[arg-type]
+        row = db.execute("SELECT status FROM tables WHERE id = ?", (tid,)).fetchone()
+    return row[0] if row else None

@@ -93,7 +93,7 @@ class TableBase:
         self.lobby = lobby
         self.cfg = lobby.cfg
         self.metrics = lobby.metrics
-        self.creator = creator  # session id of the creating connection
+        self.creator = creator  # session id of the connection holding the creator role
         # The seat token (its hash) of the seat the creating connection took here, if it took
         # one: whoever resumes that seat is the creator from then on (a reload, a new
         # connection, a restart of the server), and nobody else.

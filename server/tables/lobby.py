@@ -84,7 +84,8 @@ class Lobby:
         self.decider = decider
         self.pacer = AiPacer(cfg.ai_share)  # fair AI time for tables of bots only
         self.tables: dict[str, Table] = {}
-        # creating connection's id -> the ids of its tables still served here: what a closed
+        # id of the connection holding the creator role -> the ids of its tables still served
+        # here (Lobby.hand_creator moves one when its creator's seat is resumed): what a closed
         # connection or a new table's per-connection limit looks up, without a scan of every
         # table (a thousand clients leaving at once made a million steps)
         self.by_creator: dict[str, set[str]] = {}

@@ -557,13 +557,14 @@ export class TableView {
     }
   }
 
-  /** This browser created the table and nobody else plays at it: your own game against the
-   * AI, which leaving would leave playing on for nobody until the page closes. */
+  /** This browser created the table, it has started, and nobody else plays at it: your own
+   * game against the AI, which leaving would leave playing on for nobody until the page closes.
+   * Not a waiting table: its invitation may still be on its way to friends. */
   ownGame() {
     const m = this.model;
     const saved = store.getSeat(this.tid);
     return Boolean(
-      m.seat != null && saved && saved.creator && m.info &&
+      m.seat != null && saved && saved.creator && m.info && m.info.state !== "waiting" &&
         m.info.seats.every((s, i) => i === m.seat || s.kind !== "human"),
     );
   }

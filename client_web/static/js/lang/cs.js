@@ -108,7 +108,7 @@ export default {
   "table.seat_released": "Vaše místo bylo po vaší nepřítomnosti uvolněno; dostanete volné místo, pokud nějaké zbývá.",
   "table.full_watching": "U stolu už sedí čtyři hráči: hru sledujete.",
   "table.leave_confirm": "Opravdu od stolu odejít? Vaše místo do konce hry převezme počítač.",
-  "table.end_confirm": "Opravdu hru ukončit? Nikdo další u stolu nehraje: počítač skončí s vámi.",
+  "table.end_confirm": "Opravdu hru ukončit? Nikdo jiný u stolu nehraje: počítačoví hráči skončí s vámi.",
   "table.released_timeouts": "Vaše poslední tahy musel hrát počítač, proto bylo vaše místo uvolněno: stůl teď sledujete jako divák.",
   "table.released": "Vaše místo bylo uvolněno: stůl teď sledujete jako divák.",
   "table.sit_again": "Znovu si přisednout",
