@@ -497,11 +497,11 @@ def test_leaving_your_own_game_ends_it_also_after_a_reload(
     open_quick_game(page, web_server.url)
     _wait_prompt(page)
     tid = page.url.split("#/t/")[1]
-    assert page.inner_text("#btn-leave") == "End the game"
+    assert page.inner_text("#btn-leave") == "End game"
     page.reload()  # a new connection: it resumes the seat with its token
     page.wait_for_selector(".tableview .seat.me")
     _wait_prompt(page)
-    assert page.inner_text("#btn-leave") == "End the game"
+    assert page.inner_text("#btn-leave") == "End game"
     asked: list[str] = []
     page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
     page.click("#btn-leave")

@@ -762,7 +762,10 @@ export class TableView {
     const prevNo = info && info.state !== "waiting" ? (info.deal_no || 0) - (m.deal && m.deal.phase !== "over" ? 1 : 0) : 0;
     if (m.lastResult && m.lastResult.record) buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-sheet", dataset: { key: "btn-sheet" }, onclick: () => this.showSheet(false, true) }, t("bar.result")));
     else if (prevNo >= 1) buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-sheet", dataset: { key: "btn-sheet" }, onclick: () => this.sheetOf(prevNo) }, t("bar.result")));
-    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-leave", dataset: { key: "btn-leave" }, onclick: () => this.leave() }, m.seat == null ? t("bar.stop_watching") : t(this.ownGame() ? "bar.end_game" : "bar.leave")));
+    // Your own game's button says it ends it, in a word that keeps the bar on one line at
+    // 375 px (its title says it whole).
+    const own = this.ownGame();
+    buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-leave", title: own ? t("bar.end_game_title") : null, dataset: { key: "btn-leave" }, onclick: () => this.leave() }, m.seat == null ? t("bar.stop_watching") : t(own ? "bar.end_game" : "bar.leave")));
     return h("div", { class: "tv-bar" },
       h("div", { class: "tv-title" }, h("h1", {}, title), info ? h("span", { class: "muted", id: "deal-no" }, this.dealLine()) : null,
         m.seat == null && info ? h("span", { class: "chip" }, t("bar.watching")) : null),
