@@ -165,6 +165,8 @@ class Bench:
             starters = []
             for t in range(a.tables):
                 conns = [FakeConnection(self, t * 4 + k) for k in range(per_table)]
+                for c in conns:  # live connections, as Server._handler registers them
+                    srv.lobby.sessions[c.id] = c  # type: ignore[assignment]
                 create = P.CreateTable(id=1, name=f"t{t}", public=False, deals=1000)
                 table = srv.lobby.create(conns[0], create)  # as Server._on_create
                 table.post(("created", conns[0], create, {}))

@@ -282,6 +282,24 @@ async def test_a_creator_who_left_its_seat_keeps_the_role_by_connection_only(
             await c.close()
 
 
+async def test_a_connection_gone_while_its_join_is_stored_holds_no_seat(tmp_path: Path) -> None:
+    """A `join` whose connection closes while the table stores the seat: the lobby told the
+    tables the connection held when it closed, not this one. The seat then stayed attached to
+    a dead connection with no grace period: held until its timeouts in play, for ever at a
+    waiting table."""
+    async with running_server(tmp_path / "g.db", grace=0.3) as srv:
+        owner = await Client.connect(srv.port, "owner")
+        tid = await create_table(owner, deals=1)
+        await owner.request({"type": "watch", "table": tid})
+        ghost = await Client.connect(srv.port, "ghost")
+        await ghost.send({"type": "join", "table": tid, "seat": 1})
+        await ghost.ws.close()
+        # its grace period runs, then the seat is free again
+        await owner.wait_for(is_event("seat", seat=1, kind="empty"))
+        assert srv.lobby.tables[tid].seats[1].session is None
+        await owner.close()
+
+
 async def test_an_admin_closes_any_table(tmp_path: Path) -> None:
     token = "an-admin-token-for-the-tests"
     from server.config import token_hash

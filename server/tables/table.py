@@ -51,6 +51,8 @@ from server.tables.sequence import DealSequence
 log = logging.getLogger("atout.table")
 
 _encode = msgspec.json.Encoder().encode
+#: Inbox items a connection posted (it is their second element): it may have closed since.
+_FROM_A_CONNECTION = frozenset({"req", "hello", "created"})
 
 
 class Table(Seating):
@@ -78,6 +80,11 @@ class Table(Seating):
                 if item[0] in ("req", "hello"):
                     item[1].error(item[2].id, ErrorCode.INTERNAL, "internal server error")
             self.lobby.flush_output()  # its events go out now, not a loop turn later
+            if item[0] in _FROM_A_CONNECTION and item[1].id not in self.lobby.sessions:
+                # It closed before this was handled (a join stores its seat first): the lobby
+                # told the tables it held then, not this one. Without this its new seat kept a
+                # dead connection, and no grace period ever ran.
+                self._on_gone(item[1])
             if self._dirty or self._pending:
                 await self._flush()
         self._stop_alarm()
