@@ -220,14 +220,18 @@ class Lobby:
         self.tables[table.id] = table
         self.by_creator.setdefault(table.creator, set()).add(table.id)
 
-    def hand_creator(self, table: Table, sess: Connection) -> None:
-        """``sess`` resumed the seat of ``table``'s creator: it is the creator now (its
-        table counts as that connection's, and a connection that had the role loses it)."""
+    def _uncredit(self, table: Table) -> None:
+        """``table`` no longer counts as its creator's (by_creator)."""
         ids = self.by_creator.get(table.creator)
         if ids is not None:
             ids.discard(table.id)
             if not ids:
                 del self.by_creator[table.creator]
+
+    def hand_creator(self, table: Table, sess: Connection) -> None:
+        """``sess`` resumed the seat of ``table``'s creator: it is the creator now (its
+        table counts as that connection's, and a connection that had the role loses it)."""
+        self._uncredit(table)
         table.creator = sess.id
         self.by_creator.setdefault(sess.id, set()).add(table.id)
 
@@ -237,11 +241,7 @@ class Lobby:
         if self.tables.get(table.id) is not table:
             return False
         del self.tables[table.id]
-        ids = self.by_creator.get(table.creator)
-        if ids is not None:
-            ids.discard(table.id)
-            if not ids:
-                del self.by_creator[table.creator]
+        self._uncredit(table)
         return True
 
     def forget(self, table: Table) -> None:
