@@ -1,7 +1,7 @@
 """``atout-server migrate-db SRC DEST``: a SQLite database moved into PostgreSQL keeps every
 deal, score, player, account and deal in progress (the exports, scores and standings of both
 sides are the same bytes; a server on the new database rebuilds the table in progress); the
-copy can be run again; it goes back from PostgreSQL to SQLite the same way; and it refuses
+copy is all or nothing, into an empty DEST only; it goes back from PostgreSQL to SQLite the same way; and it refuses
 what it cannot carry over rather than dropping it."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 from helpers_server import running_server
 
 from server.rules.randplay import random_deal
@@ -70,6 +71,14 @@ def with_a_deal_in_progress(db: str) -> str:
     return asyncio.run(main())
 
 
+def row_counts(db: str) -> dict[str, int]:
+    s = open_store(db)
+    try:
+        return s.row_counts()
+    finally:
+        s.close()
+
+
 def same_everywhere(a: str, b: str) -> None:
     for cmd in (["export"], ["scores", "--json"], ["scores", "--table", "t1", "--json"]):
         x, y = run(*cmd, "--db", a), run(*cmd, "--db", b)
@@ -93,8 +102,8 @@ def test_sqlite_into_postgres_and_back(tmp_path: Path, pg_url: str) -> None:
     assert b"copied" in out.stdout and b"5 deals" not in out.stdout  # 6 with the one in progress
     assert b"6 deals" in out.stdout
     same_everywhere(src, pg_url)
-    again = run("migrate-db", src, pg_url)  # idempotent: nothing doubled
-    assert again.returncode == 0, again.stderr
+    again = run("migrate-db", src, pg_url)  # DEST is no longer empty: refused, untouched
+    assert again.returncode == 1 and b"is not empty: it holds tables" in again.stderr
     same_everywhere(src, pg_url)
     dest = open_store(pg_url, readonly=True)
     try:
@@ -134,53 +143,99 @@ def test_what_cannot_be_copied_is_refused(tmp_path: Path, pg_url: str) -> None:
     assert missing.returncode == 1 and b"no database" in missing.stderr
 
 
-def test_another_database_is_not_merged_into_dest(tmp_path: Path) -> None:
-    """DEST must be empty, or hold only what an interrupted copy of SRC left: a DEST holding
-    other tables was merged with SRC (INSERT OR IGNORE), then reported as failing the check."""
-    src, other, dest = (str(tmp_path / f"{n}.db") for n in ("src", "other", "dest"))
+def test_dest_must_be_empty(tmp_path: Path) -> None:
+    """A DEST holding tables, accounts or player names would be merged with SRC (rows already
+    there were kept), or, an earlier copy of SRC, kept in that copy's state: refused, before
+    anything is written."""
+    src = str(tmp_path / "src.db")
     fill(src)
+    other, accounts, players = (str(tmp_path / f"{n}.db") for n in ("other", "acc", "pl"))
     s = open_store(other)
     s.create_table("elsewhere", "Not from src", {"deals": 1})
     s.close()
-    out = run("migrate-db", other, dest)
-    assert out.returncode == 0, out.stderr
-    out = run("migrate-db", src, dest)
-    assert out.returncode == 1
-    assert b"already holds 1 table(s) that" in out.stderr and b"elsewhere" in out.stderr
-    d = open_store(dest, readonly=True)
-    try:
-        assert [t["id"] for t in d.tables()] == ["elsewhere"]  # nothing copied
-    finally:
-        d.close()
-    # Run again after an interruption (DEST holds part of SRC): allowed.
-    assert run("migrate-db", src, str(tmp_path / "fresh.db")).returncode == 0
-    assert run("migrate-db", src, str(tmp_path / "fresh.db")).returncode == 0
-
-
-def test_another_database_s_accounts_or_players_are_not_merged(tmp_path: Path) -> None:
-    """Nor a DEST without tables but with accounts or player names of its own (a server that
-    only registered players): they would have been merged with SRC's."""
-    src = str(tmp_path / "src.db")
-    fill(src)  # its account is Dora
-    accounts, players = str(tmp_path / "accounts.db"), str(tmp_path / "players.db")
     s = open_store(accounts)
-    assert s.create_account("Zed", "zed", "registered", None, "e" * 64) is not None
+    assert s.create_account("Dora", "dora", "registered", None, "f" * 64) is not None  # SRC's
     s.close()
     open_store(players).close()
     with sqlite3.connect(players) as c:
         c.execute("INSERT INTO players (name, first_seen, last_seen) VALUES ('yan', 'x', 'x')")
-    for dest, what in ((accounts, b"1 account(s) that"), (players, b"1 player name(s) that")):
+    for dest, what in (
+        (other, b"it holds tables (such as elsewhere)"),
+        (accounts, b"it holds accounts (such as Dora)"),
+        (players, b"it holds player names (such as yan)"),
+    ):
+        before = row_counts(dest)
         out = run("migrate-db", src, dest)
         assert out.returncode == 1 and what in out.stderr, out.stderr
-        d = open_store(dest, readonly=True)
-        try:
-            assert d.tables() == []  # nothing copied
-        finally:
-            d.close()
-    # The same account, name and id, is SRC's own (an interrupted copy): allowed.
-    part = str(tmp_path / "part.db")
-    s = open_store(part)
-    assert s.create_account("Dora", "dora", "registered", None, "f" * 64) is not None
+        assert b"copies into an empty database only" in out.stderr
+        assert row_counts(dest) == before  # nothing copied
+
+
+def test_a_newer_snapshot_of_src_is_not_mixed_into_an_older_copy(tmp_path: Path) -> None:
+    """Two backups of one server a deal apart: the second copied over the first was merged
+    (rows already there kept, new ones added), then failed its check with DEST already mixed:
+    the deal finished in between missing from its exports, a server started on it anyway."""
+    old, new, dest = (str(tmp_path / f"{n}.db") for n in ("old", "new", "dest"))
+    fill(old)
+    s = open_store(new)
     s.close()
-    out = run("migrate-db", src, part)
-    assert out.returncode == 0, out.stderr
+    with sqlite3.connect(old) as a, sqlite3.connect(new) as b:
+        a.backup(b)
+    s = open_store(new)
+    rec = played(9)
+    s.record_deal("t2", 2, rec, PLAYERS, rec["result"]["scores"], "2026-07-09T10:00:00Z")
+    s.close()
+    assert run("migrate-db", old, dest).returncode == 0
+    before = run("export", "--db", dest).stdout
+    out = run("migrate-db", new, dest)
+    assert out.returncode == 1 and b"is not empty" in out.stderr
+    assert run("export", "--db", dest).stdout == before  # the older copy, whole
+    fresh = str(tmp_path / "fresh.db")
+    assert run("migrate-db", new, fresh).returncode == 0
+    same_everywhere(new, fresh)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_copy_that_fails_leaves_dest_empty(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy is one transaction of DEST: one that fails half-way (here its check, after
+    every row was loaded; or a table's load) leaves nothing, and is simply run again."""
+    from server.store import copy as copy_mod
+    from server.store.base import StoreError
+
+    src = str(tmp_path / "src.db")
+    fill(src)
+    dest = str(tmp_path / "dest.db") if backend == "sqlite" else request.getfixturevalue("pg_url")
+    empty = row_counts(dest)
+    assert not any(empty.values())
+
+    def failing_check(*args: Any) -> None:
+        raise StoreError("the check failed")
+
+    monkeypatch.setattr(copy_mod, "_verify", failing_check)
+    with pytest.raises(StoreError, match="the check failed"):
+        copy_mod.migrate_db(src, dest)
+    assert row_counts(dest) == empty
+    monkeypatch.undo()
+
+    calls = 0
+    probe = open_store(dest, readonly=True)
+    kind = type(probe)
+    probe.close()
+    real = kind.load_rows
+
+    def load_then_fail(self: Any, table: str, rows: list[dict[str, Any]]) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 4:
+            raise StoreError("interrupted")
+        real(self, table, rows)
+
+    monkeypatch.setattr(kind, "load_rows", load_then_fail)
+    with pytest.raises(StoreError, match="interrupted"):
+        copy_mod.migrate_db(src, dest)
+    monkeypatch.undo()
+    assert row_counts(dest) == empty
+    counts = copy_mod.migrate_db(src, dest)  # run again: the whole copy
+    assert row_counts(dest) == {t: counts.get(t, 0) for t in empty}

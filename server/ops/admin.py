@@ -104,9 +104,10 @@ def add_admin_commands(sub: Any) -> None:
         description=(
             "Copy every table, finished deal, score, player and deal in progress from SRC to "
             "DEST (each a SQLite path or a postgresql:// URL). SRC is only read (in one "
-            "snapshot); DEST is created or migrated. Rows already in DEST are kept, so an "
-            "interrupted copy can be run again. At the end both sides' exported records and "
-            "standings are compared. Stop the servers writing to SRC first."
+            "snapshot); DEST is created or migrated, and must hold no rows. The copy is one "
+            "transaction of DEST, committed once both sides' row counts, exported records and "
+            "standings compare equal: a copy that fails or is interrupted leaves DEST empty, "
+            "to be run again. Stop the servers writing to SRC first."
         ),
     )
     mg.add_argument("src", metavar="SRC")

@@ -4,9 +4,12 @@ deal: tables, finished deals with their records and scores, players, and the dea
 with their action logs (their tables resume on the new database).
 
 SRC is opened read-only and read in one snapshot; DEST is created or migrated to this version's
-schema. The copy is idempotent (a row already in DEST is kept), so an interrupted copy can be
-run again; it refuses a SRC holding data this version cannot carry over, rather than dropping
-it. At the end every table's row count and the exported records of both sides are compared.
+schema and must hold no rows. The copy is one transaction of DEST, checked before it commits:
+every table's row count and the exported records of both sides are compared. So a copy that
+fails, is refused or is interrupted leaves DEST as it was, empty, and can simply be run again.
+(It once kept rows already in DEST, to resume an interrupted copy: a second run from a newer
+SRC then left DEST a mix of both snapshots, with the deals finished in between missing.) It
+refuses a SRC holding data this version cannot carry over, rather than dropping it.
 The cluster registry is not copied (it is runtime state): open tables are rebuilt by the first
 server or adopted by the first worker that starts on DEST.
 """
@@ -35,14 +38,15 @@ def migrate_db(
     try:
         target = open_store(dest)
         try:
-            _refuse_another_database(source, target, describe(src), describe(dest))
+            _refuse_a_database_with_rows(target, describe(dest))
             counts: dict[str, int] = {}
-            for table, rows in source.dump_rows():
-                target.load_rows(table, rows)
-                counts[table] = counts.get(table, 0) + len(rows)
-                if progress is not None:
-                    progress(table, counts[table])
-            _verify(source, target, counts, describe(src), describe(dest))
+            with target.bulk_load():  # all or nothing: the checks run before the commit
+                for table, rows in source.dump_rows():
+                    target.load_rows(table, rows)
+                    counts[table] = counts.get(table, 0) + len(rows)
+                    if progress is not None:
+                        progress(table, counts[table])
+                _verify(source, target, counts, describe(src), describe(dest))
         finally:
             target.close()
     finally:
@@ -50,56 +54,45 @@ def migrate_db(
     return counts
 
 
-#: What tells one database's rows from another's, in the tables everything else hangs from
-#: (a table's deals, scores and actions; an account's keys and rating): its key columns, and
-#: the column a refusal names it by. They are the first tables ``dump_rows`` gives.
-_IDENTITY = {
-    "tables": (("id",), "id", "table(s)"),
-    "players": (("name",), "name", "player name(s)"),
-    "accounts": (("id", "name"), "name", "account(s)"),
-}
+#: How a refusal names a row of the tables everything else hangs from (a table's deals, scores
+#: and actions; an account's keys and rating). They are the first tables ``dump_rows`` gives.
+_LABEL = {"tables": ("id", "tables"), "players": ("name", "player names"),
+          "accounts": ("name", "accounts")}  # fmt: skip
 
 
-def _identities(store: Any) -> dict[str, dict[tuple[Any, ...], Any]]:
-    """Each identity table's rows of ``store``, by key (the label a refusal shows)."""
-    out: dict[str, dict[tuple[Any, ...], Any]] = {t: {} for t in _IDENTITY}
-    rows_of = store.dump_rows()
+def _refuse_a_database_with_rows(target: Any, dest: str) -> None:
+    """DEST must hold no rows: what it holds would be merged with SRC's, or (an earlier copy
+    of SRC) kept in the state of that copy. The first table with rows is named."""
+    rows_of = target.dump_rows()
     try:
         for table, rows in rows_of:
-            if table not in _IDENTITY:
-                break  # the rest hangs from these
-            cols, label, _ = _IDENTITY[table]
-            for r in rows:
-                out[table][tuple(r[c] for c in cols)] = r[label]
+            if not rows:
+                continue
+            column, what = _LABEL.get(table, (None, f"rows of {table}"))
+            example = f" (such as {rows[0][column]})" if column else ""
+            raise StoreError(
+                f"{dest} is not empty: it holds {what}{example}. migrate-db copies into an "
+                "empty database only (a copy that failed or was interrupted leaves it empty: "
+                "run it again)"
+            )
     finally:
         rows_of.close()  # ends its read snapshot
-    return out
-
-
-def _refuse_another_database(source: Any, target: Any, src: str, dest: str) -> None:
-    """DEST must be empty, or hold only what an interrupted copy of SRC left: rows already
-    there are kept (INSERT OR IGNORE), so another database's tables, accounts or players would
-    be merged in silently."""
-    have, want = _identities(target), _identities(source)
-    for table, (_, _, what) in _IDENTITY.items():
-        extra = sorted(str(v) for k, v in have[table].items() if k not in want[table])
-        if extra:
-            raise StoreError(
-                f"{dest} already holds {len(extra)} {what} that {src} does not have (such as "
-                f"{extra[0]}): copy into an empty database (a copy that was interrupted may be "
-                "run again)"
-            )
 
 
 def _verify(source: object, target: object, counts: dict[str, int], src: str, dest: str) -> None:
-    """Both sides export the same records, and DEST holds at least every row copied."""
+    """DEST has exactly the rows copied, and both sides export the same records and
+    standings and have the same deals in progress (DEST was empty). Raising rolls the copy
+    back."""
+    have = target.row_counts()  # type: ignore[attr-defined]
+    short = {t: (have.get(t, 0), n) for t, n in counts.items() if have.get(t, 0) != n}
+    if short:
+        t, (got, n) = next(iter(short.items()))
+        raise StoreError(f"after the copy, {dest} has {got} rows of {t}, not the {n} of {src}")
     a = [_encode(r) for r in source.deals()]  # type: ignore[attr-defined]
     b = [_encode(r) for r in target.deals()]  # type: ignore[attr-defined]
-    if a != b[: len(a)] and sorted(a) != sorted(b):
+    if a != b and sorted(a) != sorted(b):
         raise StoreError(f"after the copy, {dest} does not export the deals {src} does")
-    sa = source.standings()  # type: ignore[attr-defined]
-    sb = target.standings()  # type: ignore[attr-defined]
-    if len(b) == len(a) and sa != sb:
+    if source.standings() != target.standings():  # type: ignore[attr-defined]
         raise StoreError(f"after the copy, {dest} does not have the standings {src} has")
-    if len(source.unfinished_deals()) > len(target.unfinished_deals()):  # type: ignore[attr-defined]
-        raise StoreError(f"after the copy, {dest} misses deals in progress of {src}")
+    if len(source.unfinished_deals()) != len(target.unfinished_deals()):  # type: ignore[attr-defined]
+        raise StoreError(f"after the copy, {dest} does not have the deals in progress {src} has")

@@ -953,6 +953,36 @@ class PostgresStore:
         except psycopg.Error as e:
             raise pg_error(e) from e
 
+    @contextlib.contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """One transaction for ``load_rows`` calls and the reads that check them (on this
+        connection, they see the rows not yet committed): committed when the block ends,
+        rolled back if it raises. ``migrate-db``'s copy is all or nothing."""
+        conn = self._connection()
+        try:
+            with conn.transaction(), conn.cursor() as cur:
+                self._cur, self._in_batch = cur, True  # load_rows' _tx runs on this cursor
+                try:
+                    yield
+                finally:
+                    self._cur, self._in_batch = None, False
+        except psycopg.Error as e:
+            raise pg_error(e) from e
+
+    def row_counts(self) -> dict[str, int]:
+        """The number of rows of each copied table (inside ``bulk_load`` too)."""
+        from server.store.sqlite import COPIED_TABLES
+
+        def tx(c: psycopg.Cursor[Any]) -> dict[str, int]:
+            out = {}
+            for t in COPIED_TABLES:
+                c.execute(sql.SQL("SELECT COUNT(*) FROM {}").format(sql.Identifier(t)))
+                row = c.fetchone()
+                out[t] = int(row[0]) if row else 0
+            return out
+
+        return self._tx(tx)
+
     def load_rows(self, table: str, rows: list[dict[str, Any]]) -> None:
         """Insert rows as ``dump_rows`` gives them (a row already there is kept)."""
         from server.store.sqlite import COPIED_TABLES, JSON_COLUMNS

@@ -1038,6 +1038,34 @@ class SqliteStore(SqlitePlayers):
                         rows.append(row)
                     yield name, rows
 
+    @contextlib.contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """One write transaction for :meth:`load_rows` calls and the reads that check them
+        (on this connection, they see the rows not yet committed): committed when the block
+        ends, rolled back if it raises. ``migrate-db``'s copy is all or nothing."""
+        conn = self.conn
+        with self._errors():
+            conn.execute("BEGIN IMMEDIATE")
+        self._in_batch = True  # load_rows' _tx runs inside this transaction
+        try:
+            yield
+        except BaseException:
+            self._in_batch = False
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self._in_batch = False
+        with self._errors():
+            conn.execute("COMMIT")
+
+    def row_counts(self) -> dict[str, int]:
+        """The number of rows of each copied table (inside :meth:`bulk_load` too)."""
+        with self._errors():
+            return {
+                t: self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                for t in COPIED_TABLES
+            }
+
     def load_rows(self, table: str, rows: list[dict[str, Any]]) -> None:
         """Insert rows as :meth:`dump_rows` gives them (a row already there is kept)."""
         if table not in COPIED_TABLES:
