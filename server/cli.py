@@ -256,7 +256,9 @@ def _hold_database(db: str) -> object:
     its supervisor holds the lock, its workers (``--worker-id``/``--worker-slot``) do not."""
     from server.store import is_postgres
 
-    if is_postgres(db) or db == ":memory:":
+    if is_postgres(db):
+        return _hold_postgres(db, shared=False)
+    if db == ":memory:":
         return True
     try:
         import fcntl
@@ -292,14 +294,81 @@ def _hold_database(db: str) -> object:
     return f
 
 
+#: The advisory lock (a 64-bit key, the same in every Atout: "serve" in ASCII; the store's
+#: migrations take "atout") that a lone server holds exclusively on its PostgreSQL database,
+#: and a cluster's supervisors and workers shared.
+PG_LOCK_KEY = 0x7365727665
+
+
+def _hold_postgres(db: str, shared: bool) -> object:
+    """On PostgreSQL, what the lock file is on SQLite: a session advisory lock held on a
+    connection of its own for as long as this process runs (the database server lets it go
+    when the connection ends, however the process ends). A lone server takes it exclusively;
+    the processes of a cluster (``--workers N`` on each host) share it. None: refused (the
+    holders are printed); True: the database cannot be reached now (the store will say why).
+
+    Two lone servers on one PostgreSQL database both ran: the second rebuilt and played the
+    first's open tables, its writes refused, a player routed to it playing a deal that could
+    not be stored. It is only a guard against starting a server twice: a holder whose
+    connection breaks loses it without stopping."""
+    import socket
+
+    import psycopg
+
+    from server.store.postgres import connect
+
+    me = f"atout-lock {'cluster' if shared else 'lone'} {socket.gethostname()} pid {os.getpid()}"
+    try:
+        conn = connect(db, "", 10, me[:63])
+        take = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+        row = conn.execute(f"SELECT {take}(%s)", (PG_LOCK_KEY,)).fetchone()
+        if row and row[0]:
+            return conn
+        holders = [
+            r[0]
+            for r in conn.execute(
+                "SELECT DISTINCT a.application_name FROM pg_locks l"
+                " JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory'"
+                " AND l.granted AND ((l.classid::bigint << 32) | l.objid::bigint) = %s"
+                " AND l.database = (SELECT oid FROM pg_database"
+                " WHERE datname = current_database())",
+                (PG_LOCK_KEY,),
+            )
+        ]
+        conn.close()
+    except psycopg.Error:
+        return True
+    from server.store import describe
+
+    held = "; ".join(h.removeprefix("atout-lock ") for h in holders) or "?"
+    if shared:
+        why = (
+            "a lone Atout server (started without --workers) is serving it; stop it first, "
+            "then start every host with --workers N"
+        )
+    else:
+        why = (
+            "another Atout server is serving it; stop it first. To run several processes or "
+            "hosts on one database use --workers N on each (docs/SCALING.md)"
+        )
+    print(f"atout-server serve: {describe(db)}: {why}. Held by: {held}", file=sys.stderr)
+    return None
+
+
 def _serve(args: argparse.Namespace) -> int:
     from server.cluster.cli import wants_supervisor
+    from server.store import is_postgres
 
     lock: object = True
     if getattr(args, "worker_id", None) is None and getattr(args, "worker_slot", None) is None:
-        lock = _hold_database(args.db)
-        if lock is None:
-            return 1
+        if is_postgres(args.db) and wants_supervisor(args):
+            lock = _hold_postgres(args.db, shared=True)  # hosts of one cluster share it
+        else:
+            lock = _hold_database(args.db)
+    elif is_postgres(args.db):  # a worker: its supervisor holds it too, unless started alone
+        lock = _hold_postgres(args.db, shared=True)
+    if lock is None:
+        return 1
     args.database_lock = lock  # kept referenced: the lock lasts as long as the process
     if wants_supervisor(args):  # --workers N: this process only runs the workers
         from server.cluster.worker import supervise

@@ -7,6 +7,7 @@ import os
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -235,6 +236,62 @@ def test_a_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None
     third, _ = _serving(env)
     third.send_signal(signal.SIGTERM)
     assert third.wait(20) == 0
+
+
+def test_a_second_lone_server_on_one_postgresql_database_is_refused(pg_url: str) -> None:
+    """Two lone servers on one PostgreSQL database both ran: the second rebuilt and played the
+    first's open tables, its writes refused. A lone server now holds an advisory lock that a
+    second one, or a cluster's process, is refused (naming the holder); the processes of a
+    cluster share it, and refuse a lone server in turn."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATOUT_")}
+    env["ATOUT_DB"] = pg_url
+    first, port = _serving(env)
+    try:
+        second = subprocess.run(
+            [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 1, second.stderr
+        assert "another Atout server is serving it" in second.stderr
+        assert f"Held by: lone {socket.gethostname()} pid {first.pid}" in second.stderr
+        assert _get(port, "/healthz")[:1] == (200,)
+        # a cluster's process (a supervisor or a worker takes it shared) is refused too
+        code = (
+            "import sys; from server.cli import _hold_postgres; "
+            "sys.exit(0 if _hold_postgres(sys.argv[1], shared=True) is None else 3)"
+        )
+        shared = subprocess.run(
+            [sys.executable, "-c", code, pg_url], env=env, capture_output=True, text=True
+        )
+        assert shared.returncode == 0, shared.stderr
+        assert "a lone Atout server (started without --workers) is serving it" in shared.stderr
+    finally:
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(20) == 0
+    # The processes of a cluster share it, and keep a lone server out while they run.
+    from server.cli import _hold_postgres
+
+    a, b = _hold_postgres(pg_url, shared=True), _hold_postgres(pg_url, shared=True)
+    assert a not in (None, True) and b not in (None, True)
+    try:
+        lone = subprocess.run(
+            [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert lone.returncode == 1 and "another Atout server is serving it" in lone.stderr
+        assert f"cluster {socket.gethostname()} pid {os.getpid()}" in lone.stderr
+    finally:
+        a.close()  # type: ignore[union-attr]
+        b.close()  # type: ignore[union-attr]
+    again, _ = _serving(env)  # the locks went with their connections
+    again.send_signal(signal.SIGTERM)
+    assert again.wait(20) == 0
 
 
 def test_loop_option_names_the_loop_or_refuses() -> None:
