@@ -542,3 +542,62 @@ def _table_status(srv: ThreadServer, tid: str) -> str | None:
     with contextlib.closing(sqlite3.connect(srv.db)) as db:  # type: ignore[arg-type]
         row = db.execute("SELECT status FROM tables WHERE id = ?", (tid,)).fetchone()
     return row[0] if row else None
+
+
+def test_a_friends_table_marks_a_guest_fits_a_phone_and_says_what_it_will_play(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    """A web tester's findings: a guest who sat after you was shown unmarked (the seat event's
+    `identity` was dropped, so a guest could pass for an account's holder); a waiting table
+    on a phone squeezed its panel between the side seats (a name a letter a line, the right
+    seat off the screen); the lobby said "0 of 2" for a table not started yet."""
+    host = browse()
+    host.goto(web_server.url + "/")
+    host.fill("#name", "Hostess")
+    host.click("#create-box summary")
+    host.fill("#c-name", "Friday")
+    host.fill("#c-deals", "2")
+    host.click("#create-go")
+    host.wait_for_selector("#invite-link")
+    link = host.input_value("#invite-link")
+    tid = link.rsplit("/", 1)[1]
+    friend = browse(viewport={"width": 375, "height": 667}, has_touch=True, is_mobile=True)
+    friend.goto(web_server.url + "/")
+    friend.fill("#name", "Tess")
+    friend.locator("#name").dispatch_event("change")
+    friend.goto(link)
+    friend.wait_for_selector(".tableview .seat.me")
+    friend.wait_for_selector("#start")  # the waiting panel
+    assert friend.evaluate("document.documentElement.scrollWidth") <= 375
+    for pos in ("left", "right", "top"):
+        box = friend.locator(f"#seat-{pos}").bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 375, (pos, box)
+        assert box["height"] < 90, (pos, box)  # not a letter a line
+    # The host saw her sit down: marked as a guest, as everyone who comes later sees her.
+    host.wait_for_function(
+        "() => [...document.querySelectorAll('.seat:not(.me) .nm')].some((e) => e.textContent === 'Tess (guest)')"
+    )
+    lobby = browse()
+    lobby.goto(web_server.url + "/")
+    row = lobby.locator("tr", has=lobby.locator(f'a[href="#/w/{tid}"]'))
+    row.wait_for()
+    assert "2 deals" in row.inner_text() and "0 of" not in row.inner_text()
+
+
+def test_a_creator_who_does_not_sit_chooses_the_fourth_ai(
+    browse: Any, web_server: ThreadServer
+) -> None:
+    """Not sitting at your own table: the fourth seat took the level of the AI across, one no
+    field offered; it has its own field, shown only then."""
+    page = browse()
+    page.goto(web_server.url + "/")
+    page.click("#create-box summary")
+    assert not page.locator("#c-ai0").is_visible()
+    page.uncheck("#c-sit")
+    assert page.locator("#c-ai0").is_visible()
+    page.select_option("#c-ai0", "easy")
+    page.select_option("#c-ai2", "strong")
+    page.click("#create-go")
+    page.wait_for_function("() => window.__atout.view && window.__atout.view.model.info")
+    seats = page.evaluate("window.__atout.view.model.info.seats.map((s) => s.ai)")
+    assert seats[0] == "easy" and seats[2] == "strong", seats

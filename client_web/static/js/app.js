@@ -496,7 +496,11 @@ class Landing {
         ...sel("c-ai2", t("create.ai_across")),
         ...sel("c-ai3", t("create.ai_left")),
         h("span", { class: "label" }, t("create.you")),
-        h("label", { class: "check" }, h("input", { type: "checkbox", id: "c-sit", checked: true }), t("create.sit"))),
+        h("label", { class: "check" }, h("input", { type: "checkbox", id: "c-sit", checked: true, onchange: (e) => {
+          // Not sitting: the fourth seat needs a level of its own (it took the one across).
+          for (const el of f.querySelectorAll(".ai-you")) el.hidden = e.target.checked;
+        } }), t("create.sit")),
+        ...sel("c-ai0", t("create.ai_you")).map((el) => { el.classList.add("ai-you"); el.hidden = true; return el; })),
       h("button", { type: "submit", class: "primary", id: "create-go" }, t("create.go")),
       h("p", { class: "form-error", role: "alert", id: "create-error" }));
     f.addEventListener("submit", async (e) => {
@@ -504,7 +508,9 @@ class Landing {
       const val = (id) => f.querySelector("#" + id).value;
       const opts = {
         public: f.querySelector('input[name="c-public"]:checked').value === "1",
-        ai: [val("c-ai2"), val("c-ai1"), val("c-ai2"), val("c-ai3")],
+        // Seat 0 is the creator's; an AI there only until a player sits, or for good when the
+        // creator watches: then it has its own field.
+        ai: [f.querySelector("#c-sit").checked ? val("c-ai2") : val("c-ai0"), val("c-ai1"), val("c-ai2"), val("c-ai3")],
       };
       const name = val("c-name").trim();
       opts.name = name || t("quick.table_name", { name: app.displayName() });
@@ -582,7 +588,9 @@ class Landing {
     const rows = this.tables.map((ti) => {
       const humans = ti.seats.filter((s) => s.kind === "human");
       const free = ti.seats.some((s) => s.kind !== "human");
-      const deal = ti.deals ? t("lobby.deal_of", { n: ti.deal_no, total: ti.deals }) : t("lobby.deal_target", { n: ti.deal_no, target: ti.target_score });
+      // Before its first deal a table says what it will play ("0 of 4" read as a count).
+      const deal = !ti.deal_no ? (ti.deals ? t("bar.deals", { n: ti.deals }) : t("bar.target", { target: ti.target_score }))
+        : ti.deals ? t("lobby.deal_of", { n: ti.deal_no, total: ti.deals }) : t("lobby.deal_target", { n: ti.deal_no, target: ti.target_score });
       return h("tr", {},
         h("th", { scope: "row" }, ti.name),
         h("td", {}, t("state." + ti.state)),

@@ -75,5 +75,9 @@ t.cardName = (code) => (namer ? namer(code) : null);
  * hearts"): the language's own form when it has one, else the name as it is. */
 t.cardArticle = (code, name) => (articled ? articled(code, name) : name);
 
+/** A text as a sentence: its first letter a capital (a card's name may begin it: "the king of
+ * spades may never…", "srdcový král se…"). */
+export const sentence = (s) => (s ? s.charAt(0).toUpperCase() + s.slice(1) : s);
+
 /** Whether a key exists (for optional texts, e.g. a rule number without its own sentence). */
 export const has = (key) => key in table;

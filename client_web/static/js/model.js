@@ -57,7 +57,7 @@ export class TableModel {
     switch (e.type) {
       case "seat": {
         const s = this.info.seats[e.seat];
-        Object.assign(s, { kind: e.kind, name: e.name, connected: e.connected, ai: e.ai });
+        Object.assign(s, { kind: e.kind, name: e.name, connected: e.connected, ai: e.ai, identity: e.identity ?? null });
         if (e.seat === this.seat && e.kind !== "human") {
           // Our seat was released (PROTOCOL.md 7: too many turns played by the AI in a row):
           // this connection now follows the table as a spectator.

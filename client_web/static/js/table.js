@@ -3,7 +3,7 @@
 // one table through the protocol: join / resume / watch, snapshot, events, your_turn.
 
 import { h, $, $$, clear, announce } from "./dom.js";
-import { t, num, signed, currentLanguage, has } from "./i18n.js";
+import { t, num, signed, currentLanguage, has, sentence } from "./i18n.js";
 import { cardSVG, cardName, cardNameDef, cardNames, isOudler, isTrump, sortCards } from "./cards.js";
 import { TableModel, TARGET, MULTIPLIER, oudlersSoFar } from "./model.js";
 import { connectionFor, originURL } from "./net.js";
@@ -480,7 +480,7 @@ export class TableView {
   refused(e, msg) {
     let text = errorText(e);
     if (e.code === "illegal_action" || e.code === "wrong_phase") {
-      if (msg.type === "play" && (e.rule === "R7.5" || e.rule === "R7.6")) text = t("refuse.card", { card: cardName(t, msg.card), why: this.why(msg.card) });
+      if (msg.type === "play" && (e.rule === "R7.5" || e.rule === "R7.6")) text = sentence(t("refuse.card", { card: cardNameDef(t, msg.card), why: this.why(msg.card) }));
       else if (e.rule && has("rule." + e.rule)) text = t("rule." + e.rule);
       else if (e.rule && has("rule." + e.rule.split(".")[0])) text = t("rule." + e.rule.split(".")[0]);
     }
@@ -518,10 +518,10 @@ export class TableView {
 
   toggleDiscard(code) {
     const lg = this.model.prompt.legal.discard;
-    if (lg.required.includes(code)) return this.note("info", t("discard.required_card", { card: cardName(t, code) }), "R5.3");
+    if (lg.required.includes(code)) return this.note("info", sentence(t("discard.required_card", { card: cardNameDef(t, code) })), "R5.3");
     if (!lg.choices.includes(code)) {
       const never = isOudler(code) || code.endsWith("K");
-      return this.note("error", t(never ? "discard.never" : "discard.no_trump", { card: cardName(t, code) }), never ? "R5.2" : "R5.3");
+      return this.note("error", sentence(t(never ? "discard.never" : "discard.no_trump", { card: cardNameDef(t, code) })), never ? "R5.2" : "R5.3");
     }
     if (this.selected.has(code)) this.selected.delete(code);
     else if (this.selected.size < lg.count) this.selected.add(code);
@@ -532,9 +532,11 @@ export class TableView {
 
   togglePoignee(code) {
     const opt = this.poignee;
-    if (!opt.eligible.includes(code)) return this.note("error", t("poignee.not_eligible", { card: cardName(t, code) }), "R6.4");
+    if (!opt.eligible.includes(code)) return this.note("error", sentence(t("poignee.not_eligible", { card: cardNameDef(t, code) })), "R6.4");
     if (this.selected.has(code)) this.selected.delete(code);
     else if (this.selected.size < opt.size) this.selected.add(code);
+    else return this.note("info", t("poignee.full", { n: opt.size }));
+    this.notice = null; // an earlier refusal no longer applies
     this.render();
   }
 
@@ -754,6 +756,8 @@ export class TableView {
     const m = this.model;
     const info = m.info;
     const title = info ? info.name : t("table.title");
+    // A table that does not exist (any more): its page says so and leads back; no buttons.
+    if (!info && (this.status === "gone" || this.status === "error")) return h("div", { class: "tv-bar" }, h("div", { class: "tv-title" }, h("h1", {}, title)));
     const buttons = [];
     const lt = m.lastTrick;
     buttons.push(h("button", { type: "button", class: "ghost small", id: "btn-last", "aria-pressed": this.showLast ? "true" : "false", "aria-keyshortcuts": "L", disabled: !lt, dataset: { key: "btn-last" }, onclick: () => { this.showLast = !this.showLast; this.render(); } }, t("bar.last_trick")));
@@ -964,10 +968,12 @@ export class TableView {
         h("p", { class: "hint bid-hint" }, t("action.bid_hint")));
     } else if (lg.phase === "discard") {
       const dc = lg.discard;
-      const forced = dc.required.length > 0;
+      // Trumps among the choices: too few plain cards (R5.3), none at all when nothing is required.
+      const trumps = dc.choices.some((c) => c[0] === "T");
+      const rule = dc.required.length ? t("discard.rule_forced", { n: dc.required.length }) : trumps ? t("discard.rule_trumps") : t("discard.rule_plain");
       const ok = this.selected.size === dc.count;
       box.append(h("p", { id: "prompt", class: "prompt" }, t("action.discard", { n: dc.count, k: this.selected.size })),
-        h("p", { class: "hint" }, forced ? t("discard.rule_forced", { n: dc.required.length }) : t("discard.rule_plain")),
+        h("p", { class: "hint" }, rule),
         h("div", { class: "buttons" },
           h("button", { type: "button", class: "primary", id: "discard-go", dataset: { key: "discard-go" }, disabled: !ok, onclick: () => this.act({ type: "discard", cards: [...this.selected] }) }, t("action.discard_go")),
           h("button", { type: "button", class: "ghost", id: "discard-clear", dataset: { key: "discard-clear" }, onclick: () => { this.selected = new Set(dc.required); this.render(); } }, t("action.discard_clear"))));
@@ -987,14 +993,17 @@ export class TableView {
     } else if (lg.phase === "play") {
       box.append(h("p", { id: "prompt", class: "prompt" }, t("action.play")));
       if (lg.poignees.length && !this.poignee) {
-        box.append(h("div", { class: "poignee-offer", role: "group", "aria-label": t("poignee.offer") },
+        // Two or three levels offered (13 trumps or more): short rows side by side, or the
+        // three full rows pushed the hand out of a laptop's window. Buttons say it whole.
+        const multi = lg.poignees.length > 1;
+        box.append(h("div", { class: "poignee-offer" + (multi ? " multi" : ""), role: "group", "aria-label": t("poignee.offer") },
           h("p", { class: "poignee-lede" }, t("poignee.offer")),
           lg.poignees.map((o) => h("div", { class: "poignee-row" },
-            h("span", { class: "poignee-what" }, t("poignee.what", { level: t("level." + o.level), n: o.size, bonus: o.bonus })),
+            h("span", { class: "poignee-what" }, t(multi ? "poignee.what_short" : "poignee.what", { level: t("level." + o.level), n: o.size, bonus: o.bonus })),
             h("div", { class: "buttons" },
             h("button", { type: "button", class: "primary", dataset: { key: "poignee-" + o.level }, "aria-label": t("poignee.show", { level: t("level." + o.level), n: o.size, bonus: o.bonus }), onclick: () => this.act({ type: "poignee", cards: o.default }) },
               t("poignee.show_short")),
-            h("button", { type: "button", class: "ghost", dataset: { key: "poignee-choose-" + o.level }, onclick: () => { this.poignee = o; this.selected = new Set(o.default); this.render(); } }, t("poignee.choose"))))),
+            h("button", { type: "button", class: "ghost", dataset: { key: "poignee-choose-" + o.level }, "aria-label": multi ? t("poignee.choose_named", { level: t("level." + o.level) }) : null, onclick: () => { this.poignee = o; this.selected = new Set(o.default); this.notice = null; this.render(); } }, t(multi ? "poignee.choose_short" : "poignee.choose"))))),
           h("p", { class: "hint" }, t("poignee.decline"))));
       } else if (this.poignee) {
         const o = this.poignee;
@@ -1073,7 +1082,7 @@ export class TableView {
         if (!enabled) note = this.why(c);
       } else if (discard) {
         enabled = discard.choices.includes(c) || discard.required.includes(c);
-        if (!enabled) note = isOudler(c) || c.endsWith("K") ? t("discard.never", { card: cardName(t, c) }) : t("discard.no_trump", { card: cardName(t, c) });
+        if (!enabled) note = sentence(t(isOudler(c) || c.endsWith("K") ? "discard.never" : "discard.no_trump", { card: cardNameDef(t, c) }));
       } else if (this.poignee) {
         enabled = this.poignee.eligible.includes(c);
       }
