@@ -27,6 +27,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+#: The programs run this checkout's code, not the one the virtualenv's editable install names
+#: (a git worktree sharing another checkout's .venv would test that checkout instead).
+CHECKOUT = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
 TIMEOUT = 20
 
 SYMBOL_TO_SUIT = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
@@ -73,6 +76,7 @@ class ServerProc:
             stdout=self.log,
             stderr=subprocess.STDOUT,
             cwd=tmp,
+            env={**os.environ, **CHECKOUT},
         )
         deadline = time.monotonic() + 15
         while True:
@@ -105,6 +109,7 @@ class ServerProc:
                 capture_output=True,
                 text=True,
                 check=True,
+                env={**os.environ, **CHECKOUT},
             ).stdout
             recs = [json.loads(line) for line in out.splitlines() if line.strip()]
             if len(recs) >= n or time.monotonic() > deadline:
@@ -138,6 +143,7 @@ def spawn(
         "LANG": "C.UTF-8",
         "PYTHONIOENCODING": "utf-8",
         "ATOUT_I18N_STRICT": "1",
+        **CHECKOUT,
         **env_extra,
     }
     child = pexpect.spawn(
@@ -511,7 +517,12 @@ def test_json_mode_prints_protocol_messages(server: ServerProc, tmp_path: Path) 
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "ATOUT_STATE_DIR": str(tmp_path / "state"), "PYTHONIOENCODING": "utf-8"},
+        env={
+            **os.environ,
+            **CHECKOUT,
+            "ATOUT_STATE_DIR": str(tmp_path / "state"),
+            "PYTHONIOENCODING": "utf-8",
+        },
         stdin=subprocess.DEVNULL,
     )
     assert out.returncode == 0, out.stderr
@@ -556,7 +567,7 @@ def test_friends_create_join_watch_and_list(server: ServerProc, tmp_path: Path) 
         capture_output=True,
         text=True,
         timeout=30,
-        env={**os.environ, "COLUMNS": "120", "PYTHONIOENCODING": "utf-8"},
+        env={**os.environ, **CHECKOUT, "COLUMNS": "120", "PYTHONIOENCODING": "utf-8"},
     )
     assert tid in listing.stdout and "Friday" in listing.stdout and "waiting" in listing.stdout
     friend = spawn(
@@ -721,7 +732,8 @@ def test_rejoining_during_our_turn_says_no_false_timeout(
 
 def test_options_before_the_command_word_count(server: ServerProc, tmp_path: Path) -> None:
     """Item 2: `atout --server URL tables` asks that server, not the default one."""
-    env = {**os.environ, "COLUMNS": "120", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8"}
+    env = {**os.environ, **CHECKOUT, "COLUMNS": "120", "PYTHONIOENCODING": "utf-8",
+           "LANG": "C.UTF-8"}  # fmt: skip
     dead = f"ws://127.0.0.1:{free_port()}"
     out = subprocess.run(
         [str(BIN / "atout"), "--server", dead, "--lang", "en", "tables"],
@@ -1154,8 +1166,8 @@ def test_enter_on_an_empty_line_ends_the_line_and_ctrl_d_asks_first(
 def test_ai_levels_come_with_the_servers_descriptions(server: ServerProc, tmp_path: Path) -> None:
     """Finding 4: `--ai list` showed `easy: easy`; `--ai bogus` answered with the server's
     English list of every accepted level instead of the offered ones."""
-    env = {**os.environ, "COLUMNS": "200", "PYTHONIOENCODING": "utf-8", "LANG": "C.UTF-8",
-           "ATOUT_STATE_DIR": str(tmp_path / "state")}  # fmt: skip
+    env = {**os.environ, **CHECKOUT, "COLUMNS": "200", "PYTHONIOENCODING": "utf-8",
+           "LANG": "C.UTF-8", "ATOUT_STATE_DIR": str(tmp_path / "state")}  # fmt: skip
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
