@@ -222,18 +222,26 @@ class UI:
             return plain
         return f"\x01\x1b[1m\x02{plain}\x01\x1b[0m\x02"
 
-    def restore_prompt(self) -> None:
-        """Draw again a prompt that output pushed up, with the line typed so far."""
+    def restore_prompt(self, current: str | None) -> None:
+        """Draw again a prompt that output pushed up, with the line typed so far, if it is
+        still ``current`` (the question the game asks now). One that no longer applies (the
+        lobby's ``start, help or quit`` once the table plays) is not drawn again: only what
+        was typed, on a line of its own."""
+        stale = self.interrupted is not None and self.interrupted != current
         if self.editor is not None:
             if self.status is None and not self.json:  # a status line keeps the cursor
                 self.console.file.flush()
-                self.editor.resume()
+                if stale:
+                    self.editor.set_prompt("")  # readline's prompt, too, is used up
+                else:
+                    self.editor.resume()
             self.interrupted = None
             return
         text, self.interrupted = self.interrupted, None
         if text is not None and not self.json:
-            self.prompt(text)
             typed = self.line_buffer()
+            if not stale:
+                self.prompt(text)
             if typed:
                 self.console.file.write(typed)
                 self.console.file.flush()
@@ -315,7 +323,7 @@ class Game:
 
     async def run(self) -> int:
         self._after_message()
-        self.ui.restore_prompt()
+        self.ui.restore_prompt(self._current_prompt())
         while self.exit_code is None:
             if self.backlog and not self.paused:
                 item = self.backlog.popleft()
@@ -350,7 +358,7 @@ class Game:
                 await item[1]()
             if self.exit_code is None and not self.paused:
                 await self._act_if_due()
-            self.ui.restore_prompt()
+            self.ui.restore_prompt(self._current_prompt())
         for task in list(self.tasks):
             task.cancel()
         return self.exit_code
@@ -963,6 +971,9 @@ class Game:
     # ------------------------------------------------------------------ typed lines
 
     def _current_prompt(self) -> str | None:
+        """The question the game asks now, or None when it waits for nobody's answer."""
+        if self.confirm_quit:
+            return self.tr("prompt.quit_confirm")
         if self.paused:
             return self._pause_text()
         if self.decision is not None and self.pending is None:

@@ -1187,3 +1187,31 @@ def test_ai_levels_come_with_the_servers_descriptions(server: ServerProc, tmp_pa
     out = run("--lang", "en", "create", "--deals", "0")
     text = out.stdout + out.stderr
     assert out.returncode == 1 and "AI levels" not in text, text
+
+
+def test_a_friend_who_joined_sees_no_lobby_prompt_once_the_game_starts(
+    server: ServerProc, tmp_path: Path
+) -> None:
+    """Tester's report C1: the lobby prompt (`start, help or quit`) is drawn again after each
+    line of output only while the table waits; once the creator starts it, the friend who
+    joined sees the deal without it until a question of his own."""
+    alice = spawn(
+        ["create", "--server", server.url, "--name", "Alice", "--deals", "1", "--auto"],
+        tmp_path,
+        home="alice",
+    )
+    alice.expect(r"Friends join it with:\s+atout join --server \S+ (?:-- )?(\S+)\r\n")
+    tid = alice.match.group(1)
+    bob = spawn(["join", "--server", server.url, "--name", "Bob", "--seat", "1", "--", tid],
+                tmp_path, home="bob")  # fmt: skip
+    bob.expect(r"You sit at seat 1")
+    bob.expect(r"start, help or quit > ")  # the lobby's prompt, while the table waits
+    alice.expect(r"Bob sits at seat 1")
+    alice.sendline("start")
+    bob.expect(r"The game starts\.")
+    expect_prompt(bob)  # Bob's first question (or the summary of a deal annulled at once)
+    assert "start, help or quit" not in bob.before, bob.before[-3000:]
+    for child in (alice, bob):
+        child.sendcontrol("c")
+        child.expect(pexpect.EOF)
+        child.close()

