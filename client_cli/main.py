@@ -22,7 +22,7 @@ from .lineinput import LineInput
 from .model import TableModel
 from .net import Link, LinkError, ServerError, normalize_url
 from .refusals import field_path, name_error, player_name, refusal
-from .render import rules_view, safe_line, tables_view
+from .render import find_section, rules_view, safe_line, tables_view
 from .seats import state_dir
 from .settings import Settings
 
@@ -453,8 +453,15 @@ def parse_args(argv: Sequence[str], tr: Tr) -> argparse.Namespace:
 
 
 def _rules_command(args: argparse.Namespace, tr: Tr, ui: UI) -> int:
-    """`atout rules [TOPIC]`: the player rule texts, without a server."""
-    ui.show(rules_view(tr, " ".join(args.topic)))
+    """`atout rules [TOPIC]`: the player rule texts, without a server. A topic that names no
+    section is said so, with the list of topics, and exits with 1 (as `atout profile` for a
+    player who does not exist)."""
+    from protocol import texts
+
+    topic = " ".join(args.topic).strip()
+    ui.show(rules_view(tr, topic))
+    if topic and find_section(texts.load(tr.lang), topic) is None:
+        return 1
     return 0
 
 

@@ -7,9 +7,12 @@ tested end to end too (tests/test_client_e2e.py)."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
+import pytest
 from rich.console import Console
 
+from client_cli import main as cli
 from client_cli.app import UI
 from client_cli.i18n import Tr
 
@@ -37,3 +40,38 @@ def test_a_prompt_pushed_up_by_output_comes_back_only_while_it_is_still_asked() 
     ui.restore_prompt(None)
     assert out.getvalue().count(f"{lobby} > ") == 2
     assert out.getvalue().endswith("AI 2 passes.\n")
+
+
+# ---------------------------------------------------------------------- C4: atout rules
+
+
+@pytest.fixture(autouse=True)
+def _own_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No settings of the person running the tests (`set lang`), and no server."""
+    monkeypatch.setenv("ATOUT_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setattr(cli.asyncio, "run", lambda coro: pytest.fail("it connected"))
+
+
+def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = cli.main(argv)
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+@pytest.mark.parametrize("topic", ["R99.9", "nonsense"])
+def test_rules_with_an_unknown_topic_says_so_and_exits_with_1(
+    topic: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, text = _main(["rules", "--lang", "en", topic], capsys)
+    assert code == 1
+    assert f"No topic or rule “{topic}”" in text
+
+
+@pytest.mark.parametrize("topic", [[], ["R7.5"], ["excuse"], ["1"]])
+def test_rules_with_a_known_topic_or_none_exits_with_0(
+    topic: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, text = _main(["rules", "--lang", "en", *topic], capsys)
+    assert code == 0, text
+    assert "No topic" not in text
