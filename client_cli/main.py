@@ -10,7 +10,7 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import accounts, seats
@@ -119,14 +119,32 @@ def _account_parsers(sub: Any, common: argparse.ArgumentParser, tr: Tr) -> None:
         kind.add_argument("--guest", action="store_true", help=tr("cli.guest"))
         kind.add_argument("--ai-level", action="store_true", help=tr("cli.ai_level"))
         if name == "history":
-            p.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N",
+            p.add_argument("--limit", type=whole_number(tr, 1, 100), default=20, metavar="N",
                            help=tr("cli.limit"))  # fmt: skip
     board = parser("leaderboard")
     board.add_argument("--by", choices=("rating", "total", "mean"), default="rating",
                        help=tr("cli.by"))  # fmt: skip
     board.add_argument("--min-deals", type=int, default=None, metavar="N", help=tr("cli.min_deals"))
-    board.add_argument("--limit", type=int, default=20, choices=range(1, 101), metavar="N",
+    board.add_argument("--limit", type=whole_number(tr, 1, 100), default=20, metavar="N",
                        help=tr("cli.limit"))  # fmt: skip
+
+
+def whole_number(tr: Tr, lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse ``type`` for a whole number from ``lo`` to ``hi``: out of range, its error
+    says the range (``choices=range(...)`` listed every number of it)."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            n = lo - 1
+        if not lo <= n <= hi:
+            raise argparse.ArgumentTypeError(
+                tr("cli.bad_range", value=safe_line(text), lo=lo, hi=hi)
+            )
+        return n
+
+    return parse
 
 
 def ai_levels(welcome: dict[str, Any]) -> list[dict[str, Any]]:

@@ -75,3 +75,32 @@ def test_rules_with_a_known_topic_or_none_exits_with_0(
     code, text = _main(["rules", "--lang", "en", *topic], capsys)
     assert code == 0, text
     assert "No topic" not in text
+
+
+# ---------------------------------------------------------------------- C3: --limit
+
+
+@pytest.mark.parametrize(
+    ("argv", "bad"),
+    [
+        (["history", "--guest", "X", "--limit", "0"], "0"),
+        (["leaderboard", "--limit", "500"], "500"),
+        (["leaderboard", "--limit", "ten"], "ten"),
+    ],
+)
+def test_a_limit_out_of_range_says_the_range_not_every_number(
+    argv: list[str], bad: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--lang", "en", *argv])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --limit: {bad} is not a whole number from 1 to 100" in err
+    assert "choose from" not in err and "2, 3, 4" not in err
+
+
+def test_a_limit_in_range_is_taken() -> None:
+    tr = Tr("en")
+    assert cli.parse_args(["leaderboard", "--limit", "100"], tr).limit == 100
+    assert cli.parse_args(["history", "--guest", "X", "--limit", "1"], tr).limit == 1
+    assert cli.parse_args(["history", "--guest", "X"], tr).limit == 20
