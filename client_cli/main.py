@@ -42,16 +42,47 @@ def _pre_lang(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(tr: Tr) -> argparse.ArgumentParser:
+#: The options every command accepts, and those of them each command's help shows: the others
+#: mean nothing there (`--auto` for `tables`; `--server` for `rules`, which needs no server).
+#: They are still accepted, so that an alias such as `atout --server URL` works with any
+#: command.
+COMMON = ("server", "name", "lang", "auto", "auto_single", "json")
+SHOWN = {
+    **dict.fromkeys(("play", "join", "create"), COMMON),
+    **dict.fromkeys(("tables", "watch", *ACCOUNT_COMMANDS), ("server", "name", "lang", "json")),
+    "rules": ("lang",),
+}
+
+
+def common_options(tr: Tr, shown: Sequence[str] = COMMON) -> argparse.ArgumentParser:
+    """A parent parser with the options every command accepts; those not in ``shown`` are
+    left out of the help."""
+
+    def helped(key: str, text: str) -> str:
+        return text if key in shown else argparse.SUPPRESS
+
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--server", default=os.environ.get("ATOUT_SERVER", DEFAULT_SERVER), help=tr("cli.server")
+        "--server",
+        default=os.environ.get("ATOUT_SERVER", DEFAULT_SERVER),
+        help=helped("server", tr("cli.server")),
     )
-    common.add_argument("--name", default=None, help=tr("cli.name"))
-    common.add_argument("--lang", choices=LANGUAGES, default=None, help=tr("cli.lang"))
-    common.add_argument("--auto", action="store_true", help=tr("cli.auto"))
-    common.add_argument("--auto-single", action="store_true", help=tr("cli.auto_single"))
-    common.add_argument("--json", action="store_true", help=tr("cli.json"))
+    common.add_argument("--name", default=None, help=helped("name", tr("cli.name")))
+    common.add_argument(
+        "--lang", choices=LANGUAGES, default=None, help=helped("lang", tr("cli.lang"))
+    )
+    common.add_argument("--auto", action="store_true", help=helped("auto", tr("cli.auto")))
+    common.add_argument(
+        "--auto-single", action="store_true", help=helped("auto_single", tr("cli.auto_single"))
+    )
+    common.add_argument("--json", action="store_true", help=helped("json", tr("cli.json")))
+    return common
+
+
+def build_parser(tr: Tr) -> argparse.ArgumentParser:
+    common = common_options(tr)  # `atout` alone runs `play`: its overview shows them all
+    with_table = common_options(tr, SHOWN["play"])
+    no_play = common_options(tr, SHOWN["tables"])
 
     table_opts = argparse.ArgumentParser(add_help=False)
     g = table_opts.add_mutually_exclusive_group()
@@ -70,30 +101,38 @@ def build_parser(tr: Tr) -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")
     play = sub.add_parser(
-        "play", help=tr("cli.play"), description=tr("cli.play"), parents=[common, table_opts]
+        "play", help=tr("cli.play"), description=tr("cli.play"), parents=[with_table, table_opts]
     )
     play.add_argument("--public", action="store_true", help=tr("cli.public"))
     tables = sub.add_parser(
-        "tables", help=tr("cli.tables"), description=tr("cli.tables"), parents=[common]
+        "tables", help=tr("cli.tables"), description=tr("cli.tables"), parents=[no_play]
     )
     tables.add_argument("--all", action="store_true", help=tr("cli.all"))
-    join = sub.add_parser("join", help=tr("cli.join"), description=tr("cli.join"), parents=[common])
+    join = sub.add_parser(
+        "join", help=tr("cli.join"), description=tr("cli.join"), parents=[with_table]
+    )
     join.add_argument("table", metavar="TABLE", help=tr("cli.table_id"))
     join.add_argument("--seat", type=int, choices=range(4), default=None, help=tr("cli.seat"))
     create = sub.add_parser(
-        "create", help=tr("cli.create"), description=tr("cli.create"), parents=[common, table_opts]
+        "create",
+        help=tr("cli.create"),
+        description=tr("cli.create"),
+        parents=[with_table, table_opts],
     )
     create.add_argument("--table-name", default="", help=tr("cli.table_name"))
     create.add_argument("--private", action="store_true", help=tr("cli.private"))
     watch = sub.add_parser(
-        "watch", help=tr("cli.watch"), description=tr("cli.watch"), parents=[common]
+        "watch", help=tr("cli.watch"), description=tr("cli.watch"), parents=[no_play]
     )
     watch.add_argument("table", metavar="TABLE", help=tr("cli.table_id"))
     rules = sub.add_parser(
-        "rules", help=tr("cli.rules"), description=tr("cli.rules"), parents=[common]
+        "rules",
+        help=tr("cli.rules"),
+        description=tr("cli.rules"),
+        parents=[common_options(tr, SHOWN["rules"])],
     )
     rules.add_argument("topic", metavar="TOPIC", nargs="*", help=tr("cli.topic"))
-    _account_parsers(sub, common, tr)
+    _account_parsers(sub, no_play, tr)
     return p
 
 
@@ -491,7 +530,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv, tr)
     if args.lang:
         tr = Tr(args.lang)
-    ui = UI(tr, json_mode=args.json)
+    ui = UI(tr, json_mode=args.json and args.command != "rules")  # rules have no JSON form
     if args.command == "rules":
         return _rules_command(args, tr, ui)
     problem = check_names(args, tr)

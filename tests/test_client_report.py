@@ -104,3 +104,53 @@ def test_a_limit_in_range_is_taken() -> None:
     assert cli.parse_args(["leaderboard", "--limit", "100"], tr).limit == 100
     assert cli.parse_args(["history", "--guest", "X", "--limit", "1"], tr).limit == 1
     assert cli.parse_args(["history", "--guest", "X"], tr).limit == 20
+
+
+# ---------------------------------------------------------------------- C5: help texts
+
+
+def _help(argv: list[str], capsys: pytest.CaptureFixture[str], lang: str = "en") -> str:
+    with pytest.raises(SystemExit):
+        cli.main(["--lang", lang, *argv, "--help"])
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", cli.COMMANDS)
+def test_each_command_shows_only_the_options_that_mean_something_there(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _help([command, *(["T"] if command in ("join", "watch") else [])], capsys)
+    plays = command in ("play", "join", "create")
+    assert ("--auto-single" in text) == plays, text
+    assert ("--auto " in text or "--auto]" in text) == plays, text
+    assert ("--server" in text) == (command != "rules"), text
+    assert ("--json" in text) == (command != "rules"), text
+    assert "--lang" in text
+
+
+@pytest.mark.parametrize("command", ["tables", "rules", "profile", "watch"])
+def test_options_left_out_of_a_commands_help_are_still_accepted(command: str) -> None:
+    """An alias such as `atout --server URL --auto-single` keeps working with every command."""
+    args = cli.parse_args(
+        ["--server", "ws://h:1", "--auto-single", "--json", command,
+         *(["T"] if command == "watch" else [])],
+        Tr("en"),
+    )  # fmt: skip
+    assert args.command == command and args.auto_single and args.server == "ws://h:1"
+
+
+def test_rules_with_json_still_prints_the_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    code, text = _main(["rules", "--lang", "en", "--json"], capsys)
+    assert code == 0 and "Excuse" in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"), [("en", "in a game"), ("fr", "en cours de partie"), ("cs", "ve hře")]
+)
+def test_set_in_the_help_is_said_to_be_a_command_of_the_game(
+    lang: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = " ".join(_help(["play"], capsys, lang).split())  # argparse wraps the lines
+    for setting in ("`set lang`", "`set speed`"):
+        before = text[: text.index(setting)]
+        assert words in before[-60:], (setting, text)
