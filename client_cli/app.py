@@ -739,12 +739,18 @@ class Game:
             return player
         return None
 
-    def _deal_summary(self) -> None:
+    def _show_summary(self) -> bool:
+        """The last finished deal's summary and the standings (False: no deal finished)."""
         m = self.model
         if not m.finished_deals:
-            return
+            return False
         deal = m.finished_deals[-1][0]
         self.ui.show(summary_view(m, deal, self.tr, self.cs), standings_view(m, self.tr))
+        return True
+
+    def _deal_summary(self) -> None:
+        if not self._show_summary():
+            return
         if (
             self.opts.interactive
             and not self.opts.auto
@@ -999,6 +1005,11 @@ class Game:
             return
         cmd, arg = command_of(text)
         if self.paused:
+            # Enter goes on; the commands about this deal or the game work here; anything else
+            # is said to do nothing (it used to count as Enter)
+            if not text:
+                self._resume_after_pause()
+                return
             if cmd == "review":
                 await self._review(arg)
                 self._pause_prompt()
@@ -1010,8 +1021,13 @@ class Game:
             if cmd == "quit":
                 self.exit_code = 0
                 return
-            if cmd is None or not text:
-                self._resume_after_pause()
+            if cmd == "table":  # the deal that just ended (the next one waits for Enter)
+                self._show_summary()
+                self._pause_prompt()
+                return
+            if cmd not in ("help", "rules", "rule", "set"):
+                self.ui.say(self.tr("prompt.pause_help"), "dim")
+                self._pause_prompt()
                 return
         if cmd == "help":
             self.ui.say(self.tr("help.commands"))

@@ -6,8 +6,10 @@ tested end to end too (tests/test_client_e2e.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -50,7 +52,7 @@ def _own_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No settings of the person running the tests (`set lang`), and no server."""
     monkeypatch.setenv("ATOUT_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.setattr(cli.asyncio, "run", lambda coro: pytest.fail("it connected"))
+    monkeypatch.setattr(cli, "_run", lambda *a: pytest.fail("it connected"))
 
 
 def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -154,3 +156,59 @@ def test_set_in_the_help_is_said_to_be_a_command_of_the_game(
     for setting in ("`set lang`", "`set speed`"):
         before = text[: text.index(setting)]
         assert words in before[-60:], (setting, text)
+
+
+# ---------------------------------------------------------------------- C7: Enter: continue
+
+
+def _paused_game(lang: str = "en") -> tuple[Any, io.StringIO]:
+    """A seated player's game at the end-of-deal prompt (`Enter: continue`)."""
+    from test_client_unit import FakeLink, deal_stream
+
+    from client_cli.app import Game, Options
+    from client_cli.model import TableModel
+
+    ui, out = _ui(lang, width=100)
+    game = Game(
+        FakeLink(),  # type: ignore[arg-type]
+        asyncio.Queue(),
+        TableModel(table="T1", seat=0),
+        ui,
+        Options(auto=False, interactive=True),
+    )
+    msgs, _ = deal_stream(3, 0, take=True)
+    for msg in msgs:
+        if msg["type"] != "your_turn":  # the AI plays our seat: no decision in the way
+            game._on_message(msg)
+    assert game.paused
+    return game, out
+
+
+@pytest.mark.parametrize("typed", ["58", "xyz", "start", "pass"])
+def test_the_end_of_deal_prompt_says_what_it_takes_instead_of_going_on(typed: str) -> None:
+    game, out = _paused_game()
+    out.truncate(0)
+    out.seek(0)
+    asyncio.run(game._on_line(typed))
+    assert game.paused, "anything typed counted as Enter"
+    text = out.getvalue()
+    assert "The deal is over: press Enter to go on" in text
+    assert text.endswith("Enter: continue · r: review the deal trick by trick > ")
+
+
+def test_at_the_end_of_deal_prompt_table_shows_that_deal_and_enter_goes_on() -> None:
+    game, out = _paused_game()
+    out.truncate(0)
+    out.seek(0)
+    asyncio.run(game._on_line("table"))
+    assert game.paused
+    text = out.getvalue()
+    assert "Deal 1: result" in text and "Standings after deal 1" in text, text
+    assert "to bid" not in text
+    assert text.endswith("Enter: continue · r: review the deal trick by trick > ")
+    for command in ("help", "rules"):
+        asyncio.run(game._on_line(command))
+        assert game.paused
+    assert "press Enter to go on" not in out.getvalue()
+    asyncio.run(game._on_line(""))
+    assert not game.paused
