@@ -335,6 +335,40 @@ def test_nesting_at_any_depth_is_answered(depth: int) -> None:
     assert peek_id(b'{"x":' + b"[" * depth + b"]" * depth + b',"id":7}') in (7, None)
 
 
+@pytest.mark.parametrize(
+    ("frame", "says"),
+    [
+        # msgspec said "Input data was truncated" for this one (a tester's report, B1)
+        (
+            rb'{"type": "ping", "id": 5015, "x": "\ud800"}',
+            r"escaped lone surrogate (\ud800 at byte 35)",
+        ),
+        (rb'{"type": "ping", "x": "\udc00\ud800"}', r"escaped lone surrogate (\udc00 at byte 23)"),
+        (rb'{"type": "ping", "x": "\\\ud800"}', r"escaped lone surrogate (\ud800 at byte 25)"),
+        (b'{"type": "ping", "x": "\xff"}', "not valid UTF-8 (byte 23)"),
+        (b'{"type": "ping", "x": 1E400}', "a number out of range"),
+        (b'{"type": "ping", "x": ' + b"9" * 5000 + b"}", "a number out of range"),
+        (b'{"type": "ping", "x": ', "the frame ends before its JSON value does"),
+        (b"", "the frame is empty"),
+        (b'{"type": "ping"} x', "malformed near byte"),
+    ],
+)
+def test_bad_json_says_why_in_words_of_its_own(frame: bytes, says: str) -> None:
+    answer = decode_request(frame)
+    assert answer.code == "bad_json" and answer.rid is None
+    assert answer.message.startswith("not valid JSON: ") and says in answer.message
+    assert "truncated" not in answer.message and "Input data" not in answer.message
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [rb'{"type": "ping", "x": "\\ud800"}', rb'{"type": "ping", "x": "\ud83d\ude00"}'],
+)
+def test_an_escaped_backslash_or_a_surrogate_pair_is_read(frame: bytes) -> None:
+    answer = decode_request(frame)  # JSON read: the ping's unknown field `x` is refused
+    assert answer.code == "invalid_field" and answer.details == {"path": "$.x"}
+
+
 async def test_deep_frames_invalid_utf8_and_duplicate_keys_over_a_socket(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

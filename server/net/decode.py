@@ -75,12 +75,48 @@ def peek_id(frame: bytes) -> Any:
         return None
 
 
+#: In a JSON text: an escaped backslash, an escaped surrogate pair, or (group 1) an escaped
+#: surrogate that is not in a pair. Escaped backslashes are consumed first, so that `\\ud800`
+#: (a backslash, then the letters) is not taken for an escape.
+_SURROGATES = re.compile(
+    rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    rb"|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
+)
+_AT_BYTE = re.compile(r"\(byte (\d+)\)")
+
+
+def json_problem(frame: bytes, e: msgspec.DecodeError) -> str:
+    """Why a frame msgspec could not decode is not JSON the server reads, in words of our own
+    (msgspec's can mislead: a lone surrogate before a closing quote reads "Input data was
+    truncated"), the same whatever msgspec's version."""
+    try:
+        frame.decode("utf-8")
+    except UnicodeDecodeError as u:
+        return f"the frame is not valid UTF-8 (byte {u.start})"
+    lone = next((m for m in _SURROGATES.finditer(frame) if m.group(1)), None)
+    if lone is not None:
+        return (
+            f"a string holds an escaped lone surrogate ({lone.group(1).decode()} at byte "
+            f"{lone.start(1)}): surrogates come only in pairs, \\ud800-\\udbff then "
+            "\\udc00-\\udfff"
+        )
+    text = str(e)
+    if "out of range" in text:
+        return "a number out of range (an integer of more than 4300 digits, or beyond 1.8e308)"
+    if not frame.strip():
+        return "the frame is empty"
+    if "truncated" in text:
+        return "the frame ends before its JSON value does"
+    at = _AT_BYTE.search(text)
+    return f"malformed near byte {at.group(1)}" if at else "malformed"
+
+
 def decode_request(frame: bytes) -> Any:
     """The request struct of a text frame's bytes, or the :class:`Refusal` it gets."""
     try:
         obj = _json.decode(frame)
     except msgspec.DecodeError as e:
-        return Refusal(None, ErrorCode.BAD_JSON, f"not valid JSON: {e}")
+        return Refusal(None, ErrorCode.BAD_JSON, f"not valid JSON: {json_problem(frame, e)}")
     except RecursionError:
         return Refusal(None, ErrorCode.BAD_JSON, "not valid JSON: nested too deeply")
     if type(obj) is not dict:
