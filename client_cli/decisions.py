@@ -298,8 +298,15 @@ class PlayDecision(Decision):
         return self.tr("prompt.play")
 
     def header(self) -> list[RenderableType]:
-        example = C.sort_cards(self.plays)[0] if self.plays else "H10"
-        return [Text(self.tr("prompt.play_help", example=self.cs.label(example)), style="dim")]
+        # a suit card if there is one: its code and its label differ (`C4`, `♣4`), and the
+        # refusals describe the codes (help.codes); both forms are accepted
+        ordered = C.sort_cards(self.plays)
+        example = next((c for c in ordered if C.suit(c) in C.SYMBOLS), None)
+        example = example or (ordered[0] if ordered else "H10")
+        typed, label = self.cs.typed(example), self.cs.label(example)
+        if label != typed:
+            typed = self.tr("prompt.card_forms", code=typed, label=label)
+        return [Text(self.tr("prompt.play_help", example=typed), style="dim")]
 
     def completions(self) -> list[str]:
         out = list(self.plays)

@@ -39,6 +39,7 @@ EN: dict[str, str] = {
     # --- screens
     "prompt.continue_hands": "Enter: continue · r: the hands as dealt (nobody took: no tricks)",
     "prompt.last_continue_hands": "Enter: finish · r: the hands as dealt (nobody took: no tricks)",
+    "prompt.card_forms": "{code} or {label}",
     "prompt.pause_help": "The deal is over: press Enter to go on (`r` reviews it, `table` shows its result again, `help` lists the other commands).",
     "rev.no_tricks": "Nobody took this deal: it was not played, so there are no tricks to review.",
     "rev.excuse_note": "*: the trick's winners did not get the Excuse (R8): it stayed with its side, which gave them 0.5 for it (R8.1), or in the last trick it went to the other side (R8.2).",
@@ -74,6 +75,7 @@ FR: dict[str, str] = {
     "acct.differ": "Les deux mots de passe diffèrent.",
     "prompt.continue_hands": "Entrée : continuer · r : les mains distribuées (personne n'a pris : pas de plis)",
     "prompt.last_continue_hands": "Entrée : terminer · r : les mains distribuées (personne n'a pris : pas de plis)",
+    "prompt.card_forms": "{code} ou {label}",
     "prompt.pause_help": "La donne est finie : appuyez sur Entrée pour poursuivre (`r` la revoit, `table` en remontre le résultat, `aide` donne les autres commandes).",
     "rev.no_tricks": "Personne n'a pris cette donne : elle n'a pas été jouée, il n'y a donc pas de plis à revoir.",
     "rev.excuse_note": "* : les gagnants du pli n'ont pas eu l'Excuse (R8) : elle est restée à son camp, qui leur a donné 0,5 pour elle (R8.1), ou au dernier pli elle est allée au camp adverse (R8.2).",
@@ -109,6 +111,7 @@ CS: dict[str, str] = {
     "acct.differ": "Hesla se liší.",
     "prompt.continue_hands": "Enter: pokračovat · r: rozdané karty (nikdo nebral: žádné zdvihy)",
     "prompt.last_continue_hands": "Enter: konec · r: rozdané karty (nikdo nebral: žádné zdvihy)",
+    "prompt.card_forms": "{code} nebo {label}",
     "prompt.pause_help": "Rozdání skončilo: stiskněte Enter a hra pokračuje (`r` ho projde, `stůl` znovu ukáže jeho výsledek, `nápověda` vypíše další příkazy).",
     "rev.no_tricks": "Toto rozdání nikdo nevzal: nehrálo se, a tak nejsou žádné zdvihy k projití.",
     "rev.excuse_note": "*: vítězové zdvihu Výmluvu nedostali (R8): zůstala její straně, která jim za ni dala 0,5 (R8.1), nebo v posledním zdvihu přešla na druhou stranu (R8.2).",

@@ -102,6 +102,10 @@ class CardStyle:
             return (C.SYMBOLS[s] if self.unicode else s) + r
         return code
 
+    def typed(self, code: str) -> str:
+        """The card as a player types it with letters: ``C4``, in French ``HR`` for ``HK``."""
+        return CardStyle(unicode=False, lang="fr" if self.french else "en").label(code)
+
     def text(self, code: str, *, dim: bool = False) -> Text:
         style = STYLE[C.suit(code)]
         if code in C.OUDLERS:

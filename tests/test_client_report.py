@@ -212,3 +212,28 @@ def test_at_the_end_of_deal_prompt_table_shows_that_deal_and_enter_goes_on() -> 
     assert "press Enter to go on" not in out.getvalue()
     asyncio.run(game._on_line(""))
     assert not game.paused
+
+
+# ---------------------------------------------------------------------- C8: the card example
+
+
+@pytest.mark.parametrize(
+    ("lang", "code", "label", "word"),
+    [("en", "CK", "♣K", "or"), ("fr", "CR", "♣R", "ou"), ("cs", "CK", "♣K", "nebo")],
+)
+def test_the_card_prompt_shows_the_letter_code_the_refusals_describe_and_the_symbol(
+    lang: str, code: str, label: str, word: str
+) -> None:
+    from client_cli.decisions import PlayDecision
+    from client_cli.render import CardStyle
+
+    tr = Tr(lang)
+    d = PlayDecision({"plays": ["T3", "CK"]}, [], tr, CardStyle(unicode=True, lang=lang))
+    text = d.header()[0].plain
+    assert f" {code} {word} {label}" in text, text
+    for typed in (code, label):
+        assert d.read_card(typed, {}) == ("CK", None)  # both forms are read
+    # letters only (a terminal without UTF-8): one form
+    d = PlayDecision({"plays": ["CK"]}, [], tr, CardStyle(unicode=False, lang=lang))
+    text = d.header()[0].plain
+    assert f" {code}" in text and f" {word} " not in text.split(code)[1][:6], text
