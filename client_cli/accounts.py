@@ -296,11 +296,12 @@ def kind_word(tr: Tr, kind: Any) -> str:
     return tr(f"acct.kind_{kind}") if kind in KINDS else safe(str(kind))
 
 
-def rating_text(tr: Tr, r: dict[str, Any] | None) -> str:
+def rating_text(tr: Tr, r: dict[str, Any] | None, *, seats: bool = False) -> str:
+    """A rating; with ``seats``, an AI level's (its rated deals are seats, PROTOCOL §13)."""
     if not r:
         return tr("acct.no_rating")
     text = tr(
-        "acct.rating",
+        "acct.rating_seats" if seats else "acct.rating",
         rating=round(float(r["rating"]), 1),
         mu=round(float(r["mu"]), 1),
         sigma=round(float(r["sigma"]), 1),
@@ -314,15 +315,24 @@ def profile_view(p: dict[str, Any], tr: Tr) -> RenderableType:
         "acct.profile_title", name=safe(str(p.get("name"))), kind=kind_word(tr, p.get("kind"))
     )
     lines = [Text(title, style="bold")]
+    # An AI level registered nowhere, and may hold several seats of a deal: `deals` and
+    # `played` count deals, the other figures its seats (docs/PROTOCOL.md section 13).
+    ai = p.get("kind") == "ai"
+    u = "_seats" if ai else ""
     if p.get("since"):
-        lines.append(Text(tr("acct.since", date=safe(str(p["since"]))[:10])))
+        since = "acct.since" if p.get("kind") in ("registered", "bot") else "acct.since_seen"
+        lines.append(Text(tr(since, date=safe(str(p["since"]))[:10])))
     lines.append(
         Text(tr("acct.deals", n=int(p.get("deals") or 0), played=int(p.get("played") or 0)))
     )
-    lines.append(Text(rating_text(tr, p.get("rating"))))
+    if ai:
+        lines.append(Text(tr("acct.seats_note"), style="dim"))
+    lines.append(Text(rating_text(tr, p.get("rating"), seats=ai)))
     op = p.get("over_par") or {}
     if op.get("deals"):
-        lines.append(Text(tr("acct.over_par", mean=signed(tr, op.get("mean")), n=int(op["deals"]))))
+        lines.append(
+            Text(tr(f"acct.over_par{u}", mean=signed(tr, op.get("mean")), n=int(op["deals"])))
+        )
     else:
         lines.append(Text(tr("acct.no_over_par")))
     tk = p.get("taker") or {}
@@ -331,7 +341,7 @@ def profile_view(p: dict[str, Any], tr: Tr) -> RenderableType:
         lines.append(
             Text(
                 tr(
-                    "acct.taker",
+                    f"acct.taker{u}",
                     n=int(tk["deals"]),
                     won=int(tk.get("won") or 0),
                     rate=rate,
@@ -342,11 +352,17 @@ def profile_view(p: dict[str, Any], tr: Tr) -> RenderableType:
     df = p.get("defender") or {}
     if df.get("deals"):
         lines.append(
-            Text(tr("acct.defender", n=int(df["deals"]), mean=signed(tr, df.get("mean_score"))))
+            Text(tr(f"acct.defender{u}", n=int(df["deals"]), mean=signed(tr, df.get("mean_score"))))
         )
     if p.get("played"):
         lines.append(
-            Text(tr("acct.total", total=signed(tr, p.get("total")), mean=signed(tr, p.get("mean"))))
+            Text(
+                tr(
+                    f"acct.total{u}",
+                    total=signed(tr, p.get("total")),
+                    mean=signed(tr, p.get("mean")),
+                )
+            )
         )
         pg = p.get("poignees") or {}
         lines.append(

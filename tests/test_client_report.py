@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,55 @@ def test_the_card_prompt_shows_the_letter_code_the_refusals_describe_and_the_sym
     d = PlayDecision({"plays": ["CK"]}, [], tr, CardStyle(unicode=False, lang=lang))
     text = d.header()[0].plain
     assert f" {code}" in text and f" {word} " not in text.split(code)[1][:6], text
+
+
+# ---------------------------------------------------------------------- C6: the profile
+
+
+def _profile(kind: str, lang: str) -> str:
+    from client_cli.accounts import profile_view
+
+    p = {
+        "name": "normal" if kind == "ai" else "PyBot",
+        "kind": kind,
+        "since": "2026-12-07T10:00:00.000Z",
+        "deals": 145,
+        "played": 120,
+        "taker": {"deals": 61, "won": 40, "success_rate": 0.656, "mean_margin": 4.5},
+        "defender": {"deals": 298, "mean_score": -21.3},
+        "petits_au_bout": 1,
+        "poignees": {"single": 2, "double": 0, "triple": 0},
+        "chelems": 0,
+        "total": 312,
+        "mean": 0.87,
+        "over_par": {"deals": 327, "mean": 1.2},
+        "rating": {"rating": 14.2, "mu": 27.9, "sigma": 4.57, "deals": 327, "provisional": False},
+    }
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(profile_view(p, Tr(lang)))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("lang", "registered", "seats", "your"),
+    [
+        ("en", "Registered on", "327 seats", "your score"),
+        ("fr", "Inscrit le", "327 places", "votre marque"),
+        ("cs", "Registrace", "327 míst", "vaše body"),
+    ],
+)
+def test_an_ai_levels_profile_is_not_registered_and_counts_its_seats_as_seats(
+    lang: str, registered: str, seats: str, your: str
+) -> None:
+    ai = _profile("ai", lang)
+    assert registered not in ai and "2026-12-07" in ai, ai
+    assert seats in ai and "298" in ai, ai  # over par, rating: seats; defender too
+    after_note = ai.split("\n", 4)[4]  # title, since, `Deals: 145`, the note about seats
+    deal = {"en": r"\bdeals?\b", "fr": r"\bdonnes?\b", "cs": r"rozdání|rozd\."}[lang]
+    assert not re.search(deal, after_note), ai  # no seat is called a deal
+    assert your not in ai
+    for kind in ("registered", "guest"):
+        text = _profile(kind, lang)
+        assert your not in text  # the profile may be someone else's
+        assert (registered in text) == (kind == "registered"), text
+        assert seats not in text
