@@ -246,7 +246,10 @@ def yes_no(text: str, tr: Tr) -> bool | None:
 
 class ChelemDecision(Decision):
     def prompt(self) -> str:
-        return self.tr("prompt.chelem")
+        return self.tr("prompt.chelem")  # short: what it means is said above it (60 columns)
+
+    def header(self) -> list[RenderableType]:
+        return [Text(self.tr("prompt.chelem_help"), style="dim")]
 
     def completions(self) -> list[str]:
         return sorted(self.tr.yes_words() | self.tr.no_words())

@@ -200,8 +200,9 @@ EN: dict[str, str] = {
         "trumps from T2..T20, which everybody will see (R5.3, R5.4)."
     ),
     "prompt.discard_confirm": "Press Enter to discard these cards.",
-    "prompt.chelem": "Announce a chelem? You then lead and must win all 18 tricks (+400, else −200) [y/N]",
-    "prompt.chelem_confirm": "Really announce a chelem? If you lose a single trick, it costs 200 [y/N]",
+    "prompt.chelem": "Announce a chelem? [y/N]",
+    "prompt.chelem_help": "A chelem announced: you then lead and must win all 18 tricks (+400, else −200).",
+    "prompt.chelem_confirm": "Really announce it? One lost trick costs 200 [y/N]",
     "prompt.poignee": "Show a poignée?",
     "prompt.poignee_help": (
         "Enter: no. A number: show that default set. Or type the {size} cards you want to show."
@@ -552,8 +553,9 @@ FR: dict[str, str] = {
         "par des atouts de T2 à T20, que tout le monde verra (R5.3, R5.4)."
     ),
     "prompt.discard_confirm": "Appuyez sur Entrée pour écarter ces cartes.",
-    "prompt.chelem": "Annoncer un chelem ? Vous entamez et devez faire les 18 plis (+400, sinon −200) [o/N]",
-    "prompt.chelem_confirm": "Vraiment annoncer le chelem ? Un seul pli perdu vous coûte 200 [o/N]",
+    "prompt.chelem": "Annoncer un chelem ? [o/N]",
+    "prompt.chelem_help": "Chelem annoncé : vous entamez et devez faire les 18 plis (+400, sinon −200).",
+    "prompt.chelem_confirm": "Vraiment l'annoncer ? Un pli perdu coûte 200 [o/N]",
     "prompt.poignee": "Montrer une poignée ?",
     "prompt.poignee_help": (
         "Entrée : non. Un numéro : montrer cette sélection. Ou tapez les {size} cartes à montrer."
@@ -898,8 +900,9 @@ CS: dict[str, str] = {
         "odhozu a doplníte je trumfy T2 až T20, které uvidí všichni (R5.3, R5.4)."
     ),
     "prompt.discard_confirm": "Stiskněte Enter a tyto karty odhodíte.",
-    "prompt.chelem": "Hlásit slam (chelem)? Pak vynášíte vy a musíte vzít všech 18 zdvihů (+400, jinak −200) [a/N]",
-    "prompt.chelem_confirm": "Opravdu hlásit slam? Jediný ztracený zdvih vás stojí 200 [a/N]",
+    "prompt.chelem": "Hlásit slam (chelem)? [a/N]",
+    "prompt.chelem_help": "Ohlášený slam: pak vynášíte vy a musíte vzít všech 18 zdvihů (+400, jinak −200).",
+    "prompt.chelem_confirm": "Opravdu hlásit slam? Ztracený zdvih stojí 200 [a/N]",
     "prompt.poignee": "Ukázat hrst (poignée)?",
     "prompt.poignee_help": (
         "Enter: ne. Číslo: ukázat nabízenou sadu. Nebo napište {size} karet, které chcete ukázat."

@@ -321,6 +321,7 @@ def table_view(
     seats.add_column(tr("screen.score"), justify="right")
     seats.add_column("", no_wrap=True, width=1)  # the `◀` of the one to act
     scores = model.scores
+    rows: list[list[str | Text]] = []
     for s in range(4):
         info = model.seat_info(s)
         name = Text(seat_name(model, s, tr), style="bold" if s == model.seat else "")
@@ -351,6 +352,10 @@ def table_view(
         if mark.plain:
             mark = Text("◀", style="bold yellow")
         row += [fmt_score(scores[s], tr), mark]
+        rows.append(row)
+    if compact and width:
+        _fit_names(seats, rows, width)
+    for row in rows:
         seats.add_row(*row)
     parts: list[RenderableType] = [compass(model, tr, cs), seats]
     if compact:  # the blank lines the table's edges gave
@@ -358,6 +363,33 @@ def table_view(
     if d is not None:
         parts.extend(_deal_lines(model, d, tr, cs))
     return Panel(Group(*parts), title=title, title_align="left", box=box.ROUNDED, expand=False)
+
+
+#: Columns of the panel around the seats' table (its borders and padding).
+_PANEL_EDGES = 4
+#: The player's column keeps at least this many columns (`0 Marie-Ch…`).
+_MIN_NAME = 10
+
+
+def _fit_names(seats: Table, rows: list[list[str | Text]], width: int) -> None:
+    """Compact table: shorten the player cells (name and roles, with `…`) so that the row
+    fits ``width``. Rich would otherwise squeeze every other column, down to `…` for the
+    score (a 60-column terminal with a long name or `(dealer, away)`)."""
+
+    def plain(cell: Any) -> str:
+        return cell.plain if isinstance(cell, Text) else str(cell)
+
+    others = 0
+    for i, column in enumerate(seats.columns[1:], 1):
+        cells = [cell_len(plain(r[i])) for r in rows]
+        others += max([cell_len(plain(column.header)), column.width or 0, *cells])
+    # each column's padding (none at the edges) and the box's dividers between columns
+    padding = sum(seats._get_padding_width(i) for i in range(len(seats.columns)))
+    room = max(_MIN_NAME, width - _PANEL_EDGES - padding - seats._extra_width - others)
+    for row in rows:
+        name = row[0]
+        if isinstance(name, Text) and cell_len(name.plain) > room:
+            name.truncate(room, overflow="ellipsis")
 
 
 def _deal_lines(model: TableModel, d: DealModel, tr: Tr, cs: CardStyle) -> list[RenderableType]:

@@ -290,3 +290,50 @@ def test_an_ai_levels_profile_is_not_registered_and_counts_its_seats_as_seats(
         assert your not in text  # the profile may be someone else's
         assert (registered in text) == (kind == "registered"), text
         assert seats not in text
+
+
+# ---------------------------------------------------------------------- C2: 60 columns
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "cs"])
+@pytest.mark.parametrize("name", ["Bob", "Marie-Christine Dupont-Lefebvre"])
+def test_at_60_columns_the_table_keeps_every_score_and_shortens_a_long_player_line(
+    lang: str, name: str
+) -> None:
+    from test_client_unit import deal_stream
+
+    from client_cli.model import TableModel
+    from client_cli.render import CardStyle, table_view
+
+    msgs, _ = deal_stream(5, 0, take=True)
+    m = TableModel(table="T1", seat=0)
+    for msg in msgs:
+        m.apply(msg)
+        if m.deal is not None and m.deal.phase == "play" and len(m.deal.tricks) >= 3:
+            break
+    m.info["seats"][2].update(name=name, connected=False)  # `(dealer, away, AI plays)`
+    m.info["scores"] = [-1234.5, 250, 1000, -15]
+    tr = Tr(lang)
+    out = io.StringIO()
+    view = table_view(m, tr, CardStyle(unicode=True, lang=lang), 60)
+    Console(file=out, width=60, color_system=None).print(view)
+    text = out.getvalue()
+    assert all(len(line) <= 60 for line in text.splitlines())
+    assert f" {tr('screen.score')} " in text, text  # its header whole, not `…`
+    for score in ("1234", "+250", "+1000", "15"):
+        assert score in text, text
+    assert f" {tr('screen.won')} " in text, text
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "cs"])
+def test_the_chelem_prompts_fit_60_columns_and_say_what_a_chelem_is_above(lang: str) -> None:
+    from client_cli.decisions import ChelemDecision, ConfirmDecision
+    from client_cli.render import CardStyle
+
+    tr = Tr(lang)
+    cs = CardStyle(unicode=True, lang=lang)
+    d = ChelemDecision({"chelem": True}, [], tr, cs)
+    for prompt in (d.prompt(), ConfirmDecision({"chelem": True}, [], tr, cs).prompt()):
+        assert len(f"{prompt} > ") <= 55, prompt  # room left to type the answer
+    (help_line,) = d.header()
+    assert "18" in help_line.plain and "400" in help_line.plain and "200" in help_line.plain
