@@ -178,6 +178,33 @@ def _not_negative(kind: type) -> Any:
 _LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
 
+def _port(text: str) -> int:
+    """A TCP port, 0 (any free one) to 65535: a larger one ended in an OverflowError
+    traceback from bind()."""
+    value = int(text)
+    if not 0 <= value <= 65535:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"{text} is not a TCP port (0 to 65535)")
+    return value
+
+
+def serve_args_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with a combination of ``serve`` options that each look right, or None.
+
+    ``--workers N --port P`` runs workers on ports P..P+N-1: with P+N-1 above 65535 the last
+    ones could never listen, and the supervisor restarted them forever."""
+    workers = getattr(args, "workers", 0) or 0
+    port = getattr(args, "port", 0) or 0
+    if workers and port and port + workers - 1 > 65535:
+        return (
+            f"--workers {workers} --port {port}: the workers listen on ports "
+            f"{port}..{port + workers - 1}, past 65535; choose a --port of "
+            f"{65535 - workers + 1} or less"
+        )
+    return None
+
+
 def _log_level(text: str) -> str:
     """A log level, in any case (an unknown one was taken silently as info)."""
     if text.lower() not in _LOG_LEVELS:
@@ -205,7 +232,9 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
     for flag, kind, default, text in _SERVE_OPTIONS:
         env = "ATOUT_" + flag[2:].upper().replace("-", "_")
         check: Any = kind
-        if kind in (int, float):
+        if flag == "--port":
+            check = _port
+        elif kind in (int, float):
             check = _not_negative(kind)
         elif flag == "--log-level":
             check = _log_level
@@ -391,6 +420,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return replay_path(argv[1])
     parser = build_parser(with_admin=argv[0] != "replay")
     args = parser.parse_args(argv)
+    problem = serve_args_problem(args) if args.func is _serve else None
+    if problem:
+        print(f"atout-server serve: error: {problem}", file=sys.stderr)
+        return 2
     args.argv = argv  # what a supervisor passes on to its workers
     try:
         code = int(args.func(args) or 0)

@@ -614,6 +614,13 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     if args.port == 0:
         log.error("--workers needs a fixed --port: the workers listen on PORT..PORT+N-1")
         return 2
+    if args.port + n_workers - 1 > 65535:  # the command line refuses it too (server/cli.py)
+        log.error(
+            "--workers %d --port %d: the workers would listen past port 65535",
+            n_workers,
+            args.port,
+        )
+        return 2
     base = list(argv if argv is not None else sys.argv[1:])
     # Migrations and the registry tables once, before N processes race to apply them.
     from server.store import describe, is_postgres, open_registry, open_store

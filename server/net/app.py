@@ -572,7 +572,7 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
     server = Server(cfg, store)
     try:
         port = await server.start()
-    except OSError as e:
+    except (OSError, OverflowError) as e:  # OverflowError: a port past 65535 (a Config of code)
         log.error("cannot listen on %s:%s: %s", cfg.host, cfg.port, e)
         await store.close()
         return 1

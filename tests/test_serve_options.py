@@ -1,0 +1,77 @@
+"""`serve` options refused at parsing, with a clear message and exit code 2, instead of a
+traceback or a server that runs without doing what was asked (host test report, 2026)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from server.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("ATOUT_"):
+            monkeypatch.delenv(name)
+
+
+def _refused(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> str:
+    with pytest.raises(SystemExit) as e:
+        code = main(argv)
+        raise SystemExit(code)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize("port", ["99999", "65536", "-1"])
+def test_a_port_out_of_range_is_refused(
+    port: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _clean_env(monkeypatch)
+    err = _refused(["serve", "--port", port], capsys, monkeypatch)
+    assert "not a TCP port (0 to 65535)" in err, err
+
+
+def test_a_port_out_of_range_in_the_environment_is_named(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _clean_env(monkeypatch)
+    monkeypatch.setenv("ATOUT_PORT", "70000")
+    err = _refused(["serve"], capsys, monkeypatch)
+    assert "ATOUT_PORT='70000' is not valid" in err and "0 to 65535" in err, err
+
+
+def test_workers_past_the_last_port_are_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--workers 2 --port 65535` put worker 1 on port 65536: it died at start and the
+    supervisor restarted it forever."""
+    _clean_env(monkeypatch)
+    err = _refused(["serve", "--workers", "2", "--port", "65535"], capsys, monkeypatch)
+    assert "65535..65536" in err and "--port of 65534 or less" in err, err
+
+
+def test_a_port_past_65535_exits_cleanly_as_a_process(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATOUT_")}
+    env["ATOUT_DB"] = str(tmp_path / "p.db")
+    r = subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "99999"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2, r.stderr
+    assert "OverflowError" not in r.stderr and "0 to 65535" in r.stderr, r.stderr
+    assert not (tmp_path / "p.db").exists()
