@@ -315,3 +315,41 @@ def test_loop_option_names_the_loop_or_refuses() -> None:
     finally:
         loop.close()
     assert loop_factory("auto")[0].startswith("uvloop")
+
+
+def _ipv6_loopback() -> bool:
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
+            s.bind(("::1", 0))
+        return socket.has_dualstack_ipv6()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback or no dual-stack sockets")
+async def test_host_double_colon_listens_on_ipv4_and_ipv6() -> None:
+    """docs/OPERATIONS.md: `::` is every interface. asyncio alone bound an IPv6-only socket
+    (IPV6_V6ONLY): http://127.0.0.1:PORT/ was refused, and so were the example proxies.
+    (This test binds [::] on a free port for a moment.)"""
+    srv = Server(Config(host="::", port=0, max_connections_per_address=1), None)
+    port = await srv.start()
+    try:
+        assert await asyncio.to_thread(_get, port, "/healthz") == (200, _ok_type(), "ok\n")
+
+        def get6() -> str:
+            with urllib.request.urlopen(f"http://[::1]:{port}/healthz", timeout=5) as r:
+                return str(r.read().decode())
+
+        assert await asyncio.to_thread(get6) == "ok\n"
+        # an IPv4 client counts as its IPv4 address, not ::ffff:127.0.0.1
+        c = await Client.connect(port, "v4")
+        assert set(srv._per_address) == {"127.0.0.1"}
+        await c.close()
+    finally:
+        await srv.stop()
+
+
+def _ok_type() -> str:
+    return "text/plain; charset=utf-8"

@@ -18,6 +18,7 @@ import gc
 import logging
 import secrets
 import signal
+import socket
 import sys
 from collections.abc import Callable
 from http import HTTPStatus
@@ -138,10 +139,15 @@ class Server:
         if self.reviews is not None:
             self.reviews.owned = owned
             self.reviews.start()
+        # `--host ::` means every interface, IPv4 included: asyncio would bind an IPv6-only
+        # socket (IPV6_V6ONLY), unreachable at 127.0.0.1, where the example proxies connect.
+        sock = dual_stack_socket(cfg.host, cfg.port, cfg.backlog)
+        where: dict[str, Any] = {"sock": sock} if sock is not None else {}
         self._ws = await serve(
             self._handler,
-            cfg.host,
-            cfg.port,
+            None if sock is not None else cfg.host,
+            None if sock is not None else cfg.port,
+            **where,
             create_connection=AtoutConnection,
             backlog=cfg.backlog,
             subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
@@ -534,7 +540,7 @@ class Server:
 def client_address(ws: ServerConnection, trusted: tuple[str, ...]) -> str:
     """The client's IP address: the peer's, or, when the peer is a trusted reverse proxy, the
     last address in ``X-Forwarded-For`` that is not itself a trusted proxy."""
-    peer = ws.remote_address[0] if ws.remote_address else ""
+    peer = unmapped(ws.remote_address[0]) if ws.remote_address else ""
     if peer not in trusted or ws.request is None:
         return str(peer)
     hops = [h.strip() for v in ws.request.headers.get_all("X-Forwarded-For") for h in v.split(",")]
@@ -542,6 +548,29 @@ def client_address(ws: ServerConnection, trusted: tuple[str, ...]) -> str:
         if hop and hop not in trusted:
             return hop
     return str(peer)
+
+
+def unmapped(address: str) -> str:
+    """An IPv4 peer of a dual-stack socket (``::ffff:10.0.0.1``) as its IPv4 address."""
+    if address.startswith("::ffff:") and "." in address:
+        return address[7:]
+    return address
+
+
+def dual_stack_socket(host: str, port: int, backlog: int) -> socket.socket | None:
+    """For ``host`` ``::`` (every interface), one listening socket that takes IPv6 and IPv4
+    (IPv4 peers then show as ``::ffff:a.b.c.d``; :func:`client_address` unwraps them). One
+    socket, not one per family, so that port 0 gives one port. None for any other host, or
+    where the system has no dual-stack sockets (some BSDs): there ``::`` stays IPv6 only,
+    as docs/OPERATIONS.md says."""
+    if host != "::":
+        return None
+    if not socket.has_dualstack_ipv6():
+        log.warning("--host ::: this system cannot take IPv4 on an IPv6 socket; IPv6 only")
+        return None
+    return socket.create_server(
+        ("::", port), family=socket.AF_INET6, backlog=backlog, dualstack_ipv6=True
+    )
 
 
 def _select_subprotocol(conn: ServerConnection, offered: Any) -> Any:
