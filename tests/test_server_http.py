@@ -353,3 +353,23 @@ async def test_host_double_colon_listens_on_ipv4_and_ipv6() -> None:
 
 def _ok_type() -> str:
     return "text/plain; charset=utf-8"
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="no SIGHUP here")
+def test_sighup_stops_the_server_cleanly(tmp_path: Path) -> None:
+    """Closing the terminal (or ssh session) of a foreground server sends SIGHUP: it killed
+    the server at once (exit 129, no `stopped`, -wal and -shm left as after a crash)."""
+    db = tmp_path / "hup.db"
+    proc, port = _serving({**os.environ, "ATOUT_DB": str(db)})
+    try:
+        assert _get(port, "/healthz")[:1] == (200,)
+        proc.send_signal(signal.SIGHUP)
+        assert proc.wait(20) == 0
+        assert proc.stderr is not None
+        rest = proc.stderr.read()
+        assert "shutting down" in rest and "stopped" in rest, rest
+        assert not Path(f"{db}-wal").exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -600,7 +600,7 @@ class Cluster:
 def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """``atout-server serve --workers N --port P``: run N workers (``serve --worker-id n
     --port P+n`` with the same other options), restart any that dies, and stop them all on
-    SIGTERM or SIGINT."""
+    SIGTERM, SIGINT or SIGHUP."""
     try:  # the workers' log format (server/ops/logs.py), when this version has it
         from server.ops.logs import setup
 
@@ -642,8 +642,9 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         nonlocal stopping
         stopping = True
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    for sig in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
+        if sig is not None:  # SIGHUP: a closed terminal stops the cluster cleanly too
+            signal.signal(sig, on_signal)
     env = {**os.environ, SUPERVISOR_ENV: str(os.getpid())}
     procs: dict[int, subprocess.Popen[bytes]] = {}
     started: dict[int, float] = {}

@@ -673,8 +673,17 @@ def loop_factory(name: str) -> tuple[str, Callable[[], asyncio.AbstractEventLoop
     return f"uvloop {getattr(uvloop, '__version__', '')}".strip(), uvloop.new_event_loop
 
 
+def stop_signals() -> tuple[signal.Signals, ...]:
+    """The signals that stop a server cleanly: SIGTERM, SIGINT, and SIGHUP where there is one
+    (closing the terminal or ssh session of a foreground server sent it, which killed the
+    server at once: no clean stop, as after a crash)."""
+    hup = getattr(signal, "SIGHUP", None)
+    return (signal.SIGTERM, signal.SIGINT) + ((hup,) if hup is not None else ())
+
+
 def run(args: argparse.Namespace) -> int:
-    """``atout-server serve``: run until SIGTERM or SIGINT, then shut down cleanly (exit 0)."""
+    """``atout-server serve``: run until SIGTERM, SIGINT or SIGHUP, then shut down cleanly
+    (exit 0)."""
     try:
         cfg = Config.from_args(args)
         setup_logging(cfg.log_level, cfg.log_format)
@@ -700,7 +709,7 @@ def run(args: argparse.Namespace) -> int:
     async def main() -> int:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in stop_signals():
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, stop.set)
         log.info("event loop: %s", loop_name)
