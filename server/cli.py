@@ -134,7 +134,8 @@ _SERVE_OPTIONS: tuple[tuple[str, type, str, str], ...] = (
         "--trusted-proxies",
         str,
         "",
-        "comma-separated addresses of reverse proxies whose X-Forwarded-For names the client",
+        "comma-separated IP addresses or networks (CIDR) of reverse proxies whose "
+        "X-Forwarded-For names the client",
     ),
     (
         "--max-bot-tables",
@@ -189,6 +190,9 @@ def _port(text: str) -> int:
     return value
 
 
+_port.__name__ = "port"  # argparse: "invalid port value: 'x'"
+
+
 def serve_args_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with a combination of ``serve`` options that each look right, or None.
 
@@ -203,6 +207,20 @@ def serve_args_problem(args: argparse.Namespace) -> str | None:
             f"{65535 - workers + 1} or less"
         )
     return None
+
+
+def _proxies(text: str) -> str:
+    """``--trusted-proxies``: IP addresses and networks, checked here (a bad one was taken
+    silently and never matched); Config parses them."""
+    from server.config import proxy_networks
+
+    try:
+        proxy_networks(text)
+    except ValueError as e:
+        import argparse
+
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 def _log_level(text: str) -> str:
@@ -238,6 +256,8 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
             check = _not_negative(kind)
         elif flag == "--log-level":
             check = _log_level
+        elif flag == "--trusted-proxies":
+            check = _proxies
         p.add_argument(
             flag,
             type=env_typed(check),

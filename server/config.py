@@ -5,6 +5,7 @@ Imports nothing of ours: every layer may read it."""
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -51,6 +52,31 @@ def env_typed(kind: Callable[[str], T]) -> Callable[[str], T]:
     return convert
 
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def proxy_networks(entries: str | tuple[str, ...]) -> tuple[Network, ...]:
+    """``--trusted-proxies``: IP addresses and CIDR networks (``127.0.0.1``, ``::1``,
+    ``172.16.0.0/12``), comma-separated in text. Raises ValueError naming a bad entry: a host
+    name or a typo was taken silently, never matched, and every client then shared the
+    proxy's limits."""
+    if isinstance(entries, str):
+        entries = tuple(a.strip() for a in entries.split(","))
+    out = []
+    for entry in entries:
+        if not entry:
+            continue
+        try:
+            out.append(ipaddress.ip_network(entry.strip(), strict=True))
+        except ValueError as e:
+            why = f" ({e})" if "host bits" in str(e) else ""
+            raise ValueError(
+                f"trusted proxy {entry!r} is not an IP address or network (CIDR, e.g. "
+                f"127.0.0.1 or 172.16.0.0/12){why}"
+            ) from None
+    return tuple(out)
+
+
 @dataclass
 class Config:
     """Server settings (``atout-server serve`` options; tests build their own)."""
@@ -71,7 +97,7 @@ class Config:
     out_queue: int = 2048  # queued outgoing messages per connection before closing with 4008
     out_bytes: int = 1 << 20  # ... or queued bytes (the transport's buffer included)
     max_connections_per_address: int = 64  # open connections per client address (4010 beyond)
-    trusted_proxies: tuple[str, ...] = ()  # peers whose X-Forwarded-For names the client
+    trusted_proxies: tuple[str, ...] = ()  # addresses, networks whose X-Forwarded-For counts
     backlog: int = 1024  # pending TCP connections the listening socket holds
     event_log: int = 512  # events kept per seat for resuming
     max_tables: int = 5000
@@ -102,12 +128,14 @@ class Config:
     @classmethod
     def from_args(cls, args: Any) -> Config:
         """Settings from parsed command-line options (missing ones keep their defaults).
-        Raises ValueError when the admin token file cannot be read or is empty."""
+        Raises ValueError when the admin token file cannot be read or is empty, or a trusted
+        proxy is not an IP address or network."""
         kw = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}
         if isinstance(kw.get("trusted_proxies"), str):
             kw["trusted_proxies"] = tuple(
                 a.strip() for a in kw["trusted_proxies"].split(",") if a.strip()
             )
+        proxy_networks(kw.get("trusted_proxies", ()))  # ValueError naming a bad one
         path = getattr(args, "admin_token_file", "")
         if path:
             try:

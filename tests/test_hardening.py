@@ -153,6 +153,17 @@ async def test_behind_a_trusted_proxy_the_forwarded_address_counts() -> None:
         assert over.close_code == CloseCode.TOO_MANY_CONNECTIONS
         for ws in conns:
             await ws.close()
+    # a network (CIDR) trusts every address in it: the Docker gateway, 172.16.0.0/12, say
+    async with running_server(
+        max_connections_per_address=1, trusted_proxies=("127.0.0.0/8",)
+    ) as srv:
+        a = await raw_ws(srv.port, {"X-Forwarded-For": "10.0.0.1"})
+        b = await raw_ws(srv.port, {"X-Forwarded-For": "10.0.0.2, 127.0.0.9"})
+        for ws in (a, b):
+            assert (await hello(ws))["type"] == "welcome"
+        assert set(srv._per_address) == {"10.0.0.1", "10.0.0.2"}
+        for ws in (a, b):
+            await ws.close()
     # an untrusted peer's header is ignored: every connection is the peer's own address
     async with running_server(max_connections_per_address=2) as srv:
         a = await raw_ws(srv.port, {"X-Forwarded-For": "10.0.0.1"})
@@ -705,3 +716,24 @@ async def test_history_and_leaderboard_refuse_cursors_they_never_gave(tmp_path: 
         assert ok["type"] == "error" and ok["code"] == "not_logged_in"
         assert (await c.request({"type": "ping"}))["type"] == "pong"
         await c.close()
+
+
+def test_trusted_proxies_are_addresses_or_networks() -> None:
+    """A host name or a typo was taken silently and never matched: every client then shared
+    the proxy's limits, which the docs warn about. Refused at start now."""
+    from server.config import Config, proxy_networks
+    from server.net.app import _trusted
+
+    nets = proxy_networks("127.0.0.1, 172.16.0.0/12,::1")
+    assert _trusted("172.17.0.1", nets) and _trusted("::ffff:127.0.0.1", nets)
+    assert _trusted("::1", nets) and not _trusted("10.0.0.1", nets)
+    assert not _trusted("proxy.local", nets)
+    for bad in ("not-an-ip", "proxy.local", "10.0.0.1/8", "127.0.0.1/33"):
+        with pytest.raises(ValueError, match="not an IP address or network"):
+            proxy_networks(bad)
+
+    class Args:
+        trusted_proxies = "127.0.0.1,flase"
+
+    with pytest.raises(ValueError, match="'flase'"):
+        Config.from_args(Args())

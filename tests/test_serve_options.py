@@ -75,3 +75,15 @@ def test_a_port_past_65535_exits_cleanly_as_a_process(tmp_path: Path) -> None:
     assert r.returncode == 2, r.stderr
     assert "OverflowError" not in r.stderr and "0 to 65535" in r.stderr, r.stderr
     assert not (tmp_path / "p.db").exists()
+
+
+@pytest.mark.parametrize("value", ["not-an-ip", "proxy.example.org", "10.0.0.1/8"])
+def test_a_trusted_proxy_that_is_no_address_is_refused(
+    value: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _clean_env(monkeypatch)
+    err = _refused(["serve", "--trusted-proxies", f"127.0.0.1,{value}"], capsys, monkeypatch)
+    assert f"trusted proxy {value!r} is not an IP address or network" in err, err
+    monkeypatch.setenv("ATOUT_TRUSTED_PROXIES", value)
+    err = _refused(["serve"], capsys, monkeypatch)
+    assert "ATOUT_TRUSTED_PROXIES=" in err and "not an IP address or network" in err, err

@@ -15,6 +15,7 @@ import contextlib
 import contextvars
 import dataclasses
 import gc
+import ipaddress
 import logging
 import secrets
 import signal
@@ -33,7 +34,7 @@ import protocol.messages as P
 from protocol.errors import CloseCode, ErrorCode
 from protocol.version import MAX_FRAME_BYTES, PROTOCOL_VERSION, SUBPROTOCOLS, SUPPORTED_VERSIONS
 from server.cluster.worker import Cluster
-from server.config import Config, token_hash
+from server.config import Config, Network, proxy_networks, token_hash
 from server.net.connection import BINARY_MARK, AtoutConnection
 from server.net.decode import Refusal, decode_request, peek_id
 from server.net.players import PlayerRequests
@@ -99,6 +100,7 @@ class Server:
         self.web = WebFiles(connect=worker_origins(cfg.public_url)) if cfg.web else None
         self._health, self._health_at = False, -HEALTH_CACHE  # /healthz's cached answer
         self._per_address: dict[str, int] = {}  # open connections by client address
+        self._proxies = proxy_networks(cfg.trusted_proxies)  # --trusted-proxies
         self._flusher = Flusher()  # writes what the sessions queued, once per loop turn
         self.lobby.output_flusher = self._flusher.flush_now  # and when a table is done with an item
         self._handlers: dict[type, Any] = {
@@ -217,7 +219,7 @@ class Server:
         if request.method == "HEAD":  # the same headers, Content-Length included; no body
             resp = dataclasses.replace(resp, body=b"")
         if log.isEnabledFor(logging.DEBUG):  # health checks and scrapes: not worth a line each
-            who = client_address(conn, self.cfg.trusted_proxies)
+            who = client_address(conn, self._proxies)
             log.debug("HTTP %s %s from %s: %d", request.method, path, who, resp.status_code)
         return resp
 
@@ -244,7 +246,7 @@ class Server:
         vars(ws.protocol).pop("select_subprotocol", None)
         cfg = self.cfg
         m = self.metrics
-        address = client_address(ws, cfg.trusted_proxies)
+        address = client_address(ws, self._proxies)
         open_here = self._per_address.get(address, 0)
         if open_here >= cfg.max_connections_per_address:
             m.closes[CloseCode.TOO_MANY_CONNECTIONS] += 1
@@ -537,17 +539,27 @@ class Server:
             sess.error(msg.id, ErrorCode.NO_SUCH_TABLE, f"no open table {msg.table[:64]!r}")
 
 
-def client_address(ws: ServerConnection, trusted: tuple[str, ...]) -> str:
-    """The client's IP address: the peer's, or, when the peer is a trusted reverse proxy, the
-    last address in ``X-Forwarded-For`` that is not itself a trusted proxy."""
-    peer = unmapped(ws.remote_address[0]) if ws.remote_address else ""
-    if peer not in trusted or ws.request is None:
-        return str(peer)
+def client_address(ws: ServerConnection, trusted: tuple[Network, ...]) -> str:
+    """The client's IP address: the peer's, or, when the peer is in a trusted reverse proxy's
+    network, the last address in ``X-Forwarded-For`` that is not itself a trusted proxy."""
+    peer = unmapped(str(ws.remote_address[0])) if ws.remote_address else ""
+    if not trusted or ws.request is None or not _trusted(peer, trusted):
+        return peer
     hops = [h.strip() for v in ws.request.headers.get_all("X-Forwarded-For") for h in v.split(",")]
     for hop in reversed(hops):
-        if hop and hop not in trusted:
-            return hop
-    return str(peer)
+        if hop and not _trusted(hop, trusted):
+            return unmapped(hop)
+    return peer
+
+
+def _trusted(address: str, trusted: tuple[Network, ...]) -> bool:
+    """Whether ``address`` (text) is in one of the ``trusted`` networks (an address of the
+    other family, or no address at all, is in none)."""
+    try:
+        ip = ipaddress.ip_address(unmapped(address))
+    except ValueError:
+        return False
+    return any(ip in net for net in trusted)
 
 
 def unmapped(address: str) -> str:
