@@ -16,10 +16,6 @@ if TYPE_CHECKING:
     import argparse
 
 
-def _env(name: str, default: str) -> str:
-    return os.environ.get(name, default)
-
-
 def _replay(args: argparse.Namespace) -> int:
     return replay_path(args.path)
 
@@ -193,11 +189,18 @@ def _port(text: str) -> int:
 _port.__name__ = "port"  # argparse: "invalid port value: 'x'"
 
 
-def serve_args_problem(args: argparse.Namespace) -> str | None:
-    """What is wrong with a combination of ``serve`` options that each look right, or None.
+def check_serve_args(args: argparse.Namespace) -> str | None:
+    """What is wrong with parsed ``serve`` options that argparse cannot check, or None; a
+    switch read from its variable (``ATOUT_WEB``) is turned into a bool here.
 
     ``--workers N --port P`` runs workers on ports P..P+N-1: with P+N-1 above 65535 the last
     ones could never listen, and the supervisor restarted them forever."""
+    from server.config import flag_value
+
+    try:
+        args.web = flag_value(getattr(args, "web", True))
+    except ValueError as e:
+        return str(e)
     workers = getattr(args, "workers", 0) or 0
     port = getattr(args, "port", 0) or 0
     if workers and port and port + workers - 1 > 65535:
@@ -245,7 +248,7 @@ def _one_of(*names: str) -> Any:
 
 
 def add_serve_options(p: argparse.ArgumentParser) -> None:
-    from server.config import env_default, env_typed
+    from server.config import env_default, env_flag, env_typed
 
     for flag, kind, default, text in _SERVE_OPTIONS:
         env = "ATOUT_" + flag[2:].upper().replace("-", "_")
@@ -285,8 +288,8 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         "--no-web",
         dest="web",
         action="store_false",
-        default=_env("ATOUT_WEB", "1").lower() not in ("0", "false", "no", "off"),
-        help="do not serve the browser client at / (ATOUT_WEB=0)",
+        default=env_flag("ATOUT_WEB", True),  # its text checked by check_serve_args
+        help="do not serve the browser client at / (ATOUT_WEB=0; also false, no, off)",
     )
     from server.cluster.cli import add_cluster_options
 
@@ -440,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return replay_path(argv[1])
     parser = build_parser(with_admin=argv[0] != "replay")
     args = parser.parse_args(argv)
-    problem = serve_args_problem(args) if args.func is _serve else None
+    problem = check_serve_args(args) if args.func is _serve else None
     if problem:
         print(f"atout-server serve: error: {problem}", file=sys.stderr)
         return 2

@@ -34,6 +34,35 @@ def env_default(name: str, default: str | None) -> str | None:
     return out
 
 
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def env_flag(name: str, default: bool) -> bool | str:
+    """A switch's default from variable ``name``: ``default`` when it is unset, else its text
+    (an :class:`EnvValue`), turned into a bool by :func:`flag_value` when the command that
+    reads it runs, so that a bad value fails only that command."""
+    value = env_default(name, None)
+    return default if value is None else value
+
+
+def flag_value(value: object) -> bool:
+    """A switch from the command line (a bool) or its variable (text): 1/0, true/false,
+    yes/no, on/off in any case. Raises ValueError naming the variable for anything else
+    (``ATOUT_WEB=flase`` served the browser client without a word)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    env = getattr(value, "env", "") or "the value"
+    raise ValueError(
+        f"{env}={str(value)!r} is not valid: use 1 or 0, true or false, yes or no, on or off"
+    )
+
+
 def env_typed(kind: Callable[[str], T]) -> Callable[[str], T]:
     """``kind`` as an argparse type whose error names the variable a bad default came from."""
 
@@ -136,6 +165,8 @@ class Config:
                 a.strip() for a in kw["trusted_proxies"].split(",") if a.strip()
             )
         proxy_networks(kw.get("trusted_proxies", ()))  # ValueError naming a bad one
+        if isinstance(kw.get("web"), str):  # ATOUT_WEB's text, when main() did not convert it
+            kw["web"] = flag_value(kw["web"])
         path = getattr(args, "admin_token_file", "")
         if path:
             try:

@@ -87,3 +87,37 @@ def test_a_trusted_proxy_that_is_no_address_is_refused(
     monkeypatch.setenv("ATOUT_TRUSTED_PROXIES", value)
     err = _refused(["serve"], capsys, monkeypatch)
     assert "ATOUT_TRUSTED_PROXIES=" in err and "not an IP address or network" in err, err
+
+
+@pytest.mark.parametrize("value", ["maybe", "flase", "2", ""])
+def test_atout_web_takes_only_a_yes_or_a_no(
+    value: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only 0/false/no/off turned the browser client off; `ATOUT_WEB=maybe` or a typo like
+    `flase` served it without a word, while the other ATOUT_* variables were checked."""
+    _clean_env(monkeypatch)
+    monkeypatch.setenv("ATOUT_WEB", value)
+    err = _refused(["serve"], capsys, monkeypatch)
+    assert f"ATOUT_WEB={value!r} is not valid: use 1 or 0, true or false" in err, err
+
+
+@pytest.mark.parametrize(
+    ("value", "web"),
+    [
+        *[("1", True), ("TRUE", True), ("yes", True), ("On", True), (None, True)],
+        *[("0", False), ("false", False), ("NO", False), ("off", False)],
+    ],
+)
+def test_atout_web_yes_and_no(
+    value: str | None, web: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.cli import build_parser, check_serve_args
+    from server.config import Config
+
+    _clean_env(monkeypatch)
+    if value is not None:
+        monkeypatch.setenv("ATOUT_WEB", value)
+    args = build_parser(with_admin=False).parse_args(["serve"])
+    assert Config.from_args(args).web is web  # even without check_serve_args
+    assert check_serve_args(args) is None and args.web is web
+    assert build_parser(with_admin=False).parse_args(["serve", "--no-web"]).web is False
