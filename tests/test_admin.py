@@ -82,7 +82,9 @@ def test_export_filters(db: str, capsysbinary) -> None:
     assert exported("--table", "t2") == [("t2", n) for n in range(1, 5)]
     assert exported("--since", "2026-07-02") == [("t2", n) for n in range(1, 5)]
     assert exported("--table", "t1", "--since", "2026-07-01T10:06") == [("t1", 7), ("t1", 8)]
-    assert exported("--table", "nope") == []
+    # an unknown table is said to be unknown (it was exit 0 and nothing, like a table of none)
+    code, out, err = run(capsysbinary, ["export", "--db", db, "--table", "nope"])
+    assert (code, out) == (1, b"") and "no table 'nope' in" in err
     code, _, err = run(capsysbinary, ["export", "--db", db, "--since", "last week"])
     assert code == 1 and "--since" in err
 
@@ -308,3 +310,32 @@ def test_export_player_gives_that_players_deals_only(tmp_path: Path, capsysbinar
     assert exported("--player", "cid", "--guest") == [4]
     code, _, err = run(capsysbinary, ["export", "--db", path, "--player", "nobody"])
     assert code != 0 and "no player 'nobody'" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["export", "--guest"], "--guest needs --player"),
+        (["scores", "--min-deals", "50"], "--min-deals goes with --by"),
+        (["scores", "--table", "t1", "--by", "rating"], "not with --table"),
+        (["scores", "--by", "total", "--min-deals", "-3"], "-3 is negative"),
+        (["scores", "--by", "total", "--min-deals", "x"], "'x' is not a whole number"),
+    ],
+)
+def test_options_that_would_do_nothing_are_refused(
+    db: str, capsysbinary, argv: list[str], says: str
+) -> None:
+    """Each was accepted and ignored: the host got an answer to another question."""
+    try:
+        code = main([*argv, "--db", db])
+    except SystemExit as e:  # argparse's own refusals
+        code = int(e.code or 0)
+    out, err = capsysbinary.readouterr()
+    assert code == 2 and out == b"", out
+    assert says in err.decode(), err
+
+
+def test_export_to_a_file_of_an_unknown_table_writes_no_file(db: str, tmp_path: Path) -> None:
+    dest = tmp_path / "none.jsonl"
+    assert main(["export", "--db", db, "--table", "nope", "-o", str(dest)]) == 1
+    assert not dest.exists()

@@ -76,7 +76,7 @@ def add_admin_commands(sub: Any) -> None:
     )
     sc.add_argument(
         "--min-deals",
-        type=int,
+        type=_count,
         metavar="N",
         help="with --by: players with at least N deals (default 20 by rating, else 1)",
     )
@@ -146,9 +146,29 @@ def _fail(command: str, message: object) -> int:
     return 1
 
 
+def _misuse(command: str, message: str) -> int:
+    """Options that make no sense together: refused like argparse refuses (exit 2) rather
+    than ignored (the host then reads a result that is not the one asked for)."""
+    print(f"atout-server {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _count(text: str) -> int:
+    """A whole number, 0 or more (``--min-deals -3`` was taken)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return n
+
+
 def _export(args: argparse.Namespace) -> int:
     from server.store.base import StoreError, parse_time
 
+    if args.guest and args.player is None:
+        return _misuse("export", "--guest needs --player NAME (the guest's name)")
     if args.since is not None:
         try:
             parse_time(args.since)
@@ -158,6 +178,9 @@ def _export(args: argparse.Namespace) -> int:
         return _fail("export", f"-o {args.output} is the database itself: give another file")
     try:
         store = _open(args.db)
+        if args.table is not None and store.table(args.table) is None:
+            store.close()  # nothing exported was not an answer: say the table is not there
+            return _fail("export", f"no table {args.table!r} in {args.db}")
     except StoreError as e:
         return _fail("export", e)
     import msgspec
@@ -321,7 +344,15 @@ def _text_table(headers: list[str], rows: list[list[object]], right: set[int]) -
 def _scores(args: argparse.Namespace) -> int:
     from server.store.base import StoreError
 
-    if args.by is not None and args.table is None:
+    if args.table is not None and args.by is not None:
+        return _misuse(
+            "scores", "--by orders the players' leaderboard: not with --table (a table's seats)"
+        )
+    if args.min_deals is not None and args.by is None:
+        return _misuse(
+            "scores", "--min-deals goes with --by (the players' leaderboard): add --by total"
+        )
+    if args.by is not None:
         return _leaderboard(args)
     try:
         store = _open(args.db)
