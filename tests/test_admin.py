@@ -339,3 +339,30 @@ def test_export_to_a_file_of_an_unknown_table_writes_no_file(db: str, tmp_path: 
     dest = tmp_path / "none.jsonl"
     assert main(["export", "--db", db, "--table", "nope", "-o", str(dest)]) == 1
     assert not dest.exists()
+
+
+def test_backup_into_a_missing_directory_says_so(db: str, tmp_path: Path, capsysbinary) -> None:
+    """It named an internal temporary file: `No such file or directory: '.x.db.2762.tmp'`."""
+    dest = tmp_path / "nowhere" / "x.db"
+    code, out, err = run(capsysbinary, ["backup", str(dest), "--db", db])
+    assert code == 1 and out == b""
+    assert f"the directory {tmp_path / 'nowhere'} does not exist" in err, err
+    assert ".tmp" not in err
+
+
+def test_a_database_in_a_missing_directory_says_so(tmp_path: Path) -> None:
+    """serve said only `unable to open database file (SQLITE_CANTOPEN)`."""
+    from server.store.base import StoreError
+
+    with pytest.raises(StoreError, match=r"the directory .*nowhere does not exist"):
+        Store(str(tmp_path / "nowhere" / "x.db"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATOUT_")}
+    r = subprocess.run(
+        [*CLI, "serve", "--port", "0", "--db", str(tmp_path / "nowhere" / "x.db")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 1
+    assert "nowhere does not exist" in r.stderr and "CANTOPEN" not in r.stderr, r.stderr

@@ -154,11 +154,28 @@ def backup_tmp(dest: str) -> str:
     and the copying tools (VACUUM INTO, pg_dump) keep the mode of a file that exists. An old
     temporary file of this process is replaced."""
     directory = os.path.dirname(os.path.abspath(dest))
+    problem = directory_problem(directory)
+    if problem:  # the error would name the temporary file, which the host never asked for
+        raise StoreIOError(f"cannot write {dest}: {problem}")
     tmp = os.path.join(directory, f".{os.path.basename(dest)}.{os.getpid()}.tmp")
     if os.path.lexists(tmp):
         os.remove(tmp)
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as e:
+        raise StoreIOError(f"cannot write {dest} (in {directory}): {e.strerror or e}") from None
     return tmp
+
+
+def directory_problem(directory: str) -> str | None:
+    """Why files cannot be made in ``directory``, in plain words, or None."""
+    if not os.path.exists(directory):
+        return f"the directory {directory} does not exist"
+    if not os.path.isdir(directory):
+        return f"{directory} is not a directory"
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return f"the directory {directory} is not writable by this user"
+    return None
 
 
 def now() -> str:

@@ -66,6 +66,7 @@ from server.store.base import (
     canonical,
     check_dealt,
     check_record,
+    directory_problem,
     json_value,
     now,
     num,
@@ -306,6 +307,13 @@ class SqliteStore(SqlitePlayers):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous}")
         if (readonly or not create) and path != ":memory:" and not os.path.exists(path):
             raise StoreError(f"no database at {path}")
+        if not readonly and path != ":memory:" and not path.startswith("file:"):
+            # SQLite says only "unable to open database file (SQLITE_CANTOPEN)"; the database
+            # and its -wal and -shm are made in its directory
+            directory = os.path.dirname(os.path.abspath(path))
+            problem = directory_problem(directory)
+            if problem and not os.path.exists(path):
+                raise StoreIOError(f"{problem} (the database and its -wal and -shm go there)")
         try:
             if readonly:
                 uri = pathlib.Path(path).absolute().as_uri() + "?mode=ro"
