@@ -267,3 +267,24 @@ def test_the_pages_name_check_refuses_the_protocols_control_characters() -> None
     for code in range(0x10000):  # the same characters, however the two write them
         ch = chr(code)
         assert bool(page.match(ch)) == bool(protocol.match(ch)), hex(code)
+
+
+async def test_every_answer_carries_one_server_header() -> None:
+    """The client's files carried `Server: atout/...` twice: web.py set it, and websockets
+    adds its own `server_header` to every answer."""
+    async with running_server() as srv:
+        for request in (
+            _get("/"),
+            _get("/js/app.js", "HEAD"),
+            _get("/nope"),
+            _get("/healthz"),
+            _get("/", extra=f"If-None-Match: {srv.web.files['/'].etag if srv.web else ''}\r\n"),
+        ):
+            reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+            writer.write(request)
+            await writer.drain()
+            data = await asyncio.wait_for(reader.read(-1), 10)
+            writer.close()
+            head = data.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+            servers = [x for x in head if x.lower().startswith("server:")]
+            assert len(servers) == 1 and "atout/" in servers[0], (request, head)

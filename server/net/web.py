@@ -136,9 +136,10 @@ class WebFiles:
             h[k.replace("_", "-")] = v
         return Response(status.value, status.phrase, h, b"" if head else body)
 
-    def respond(self, request: Request, server: str = "") -> Response | None:
+    def respond(self, request: Request) -> Response | None:
         """The answer to a plain HTTP request, or None for a WebSocket handshake (or a path
-        that is not the client's, e.g. /healthz, answered elsewhere)."""
+        that is not the client's, e.g. /healthz, answered elsewhere). No ``Server`` header:
+        websockets adds its ``server_header`` to every answer (both were sent)."""
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
         method = getattr(request, "method", "GET")
@@ -155,8 +156,6 @@ class WebFiles:
         h["Content-Type"] = f.ctype
         h["ETag"] = f.etag
         h["Cache-Control"] = "no-cache"
-        if server:
-            h["Server"] = server
         if f.gz is not None:
             h["Vary"] = "Accept-Encoding"
         inm = request.headers.get("If-None-Match")
