@@ -132,14 +132,14 @@ async def test_connections_are_logged_once_each_and_health_checks_not_at_all(
     """At info level a connection is one line when it opens (with the client's address) and one
     when it closes (who closed it, the code), both naming it; a health check or a scrape
     writes nothing (the library wrote two lines each, with neither path nor address). At debug
-    level the HTTP requests are there, with their path."""
+    level the HTTP requests are there, with their path, the browser client's files included."""
     import urllib.request
 
     for level in ("info", "debug"):
         out = io.StringIO()
         setup(level, "json", out)
         async with running_server() as srv:
-            for path in ("/healthz", "/metrics"):
+            for path in ("/healthz", "/metrics", "/", "/js/app.js"):
                 url = f"http://127.0.0.1:{srv.port}{path}"
                 await asyncio.to_thread(lambda u=url: urllib.request.urlopen(u, timeout=5).read())
             c = await Client.connect(srv.port, "ann")
@@ -158,9 +158,12 @@ async def test_connections_are_logged_once_each_and_health_checks_not_at_all(
         if level == "info":
             assert http == [] and library == [], lines
         else:
+            # the browser client's files too: they returned before the line was written
             assert http == [
                 "HTTP GET /healthz from 127.0.0.1: 200",
                 "HTTP GET /metrics from 127.0.0.1: 200",
+                "HTTP GET / from 127.0.0.1: 200",
+                "HTTP GET /js/app.js from 127.0.0.1: 200",
             ], http
 
 

@@ -213,7 +213,10 @@ class Server:
         elif request.headers.get("Upgrade", "").lower() == "websocket":
             return None
         elif self.web is not None:  # the browser client's files (it answers HEAD and 404 too)
-            return self.web.respond(request)  # its Server header: websockets' server_header
+            web = self.web.respond(request)  # its Server header: websockets' server_header
+            if web is None:
+                return None
+            resp = web
         else:
             resp = conn.respond(HTTPStatus.NOT_FOUND, "not found\n")
         if request.method == "HEAD":  # the same headers, Content-Length included; no body
