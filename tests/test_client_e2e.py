@@ -816,16 +816,18 @@ def test_a_seat_that_cannot_be_taken_back_is_said_so(tmp_path: Path) -> None:
 
 
 def test_server_banner_says_what_to_run_next(server: ServerProc, tmp_path: Path) -> None:
-    """Item 21: the server says, once listening, what to run in a second terminal."""
+    """Item 21: the server says, once listening, how to play: the browser address, and the
+    terminal client's command as installed beside it (not `make play`: a host under systemd
+    or in a container has neither make nor the checkout's .venv)."""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         log = (tmp_path / "server.log").read_text()
-        if "second terminal" in log:
+        if "terminal client:" in log:
             break
         time.sleep(0.1)
-    # on a port of its own (not 8765, where `make play` goes alone): it names this server
-    assert f'now run `make play ARGS="--server ws://127.0.0.1:{server.port}"`' in log, log
-    assert "in a second terminal" in log
+    assert f"players open http://127.0.0.1:{server.port}/ in a browser" in log, log
+    assert f"atout --server ws://127.0.0.1:{server.port}" in log, log
+    assert "make play" not in log and "second terminal" not in log
 
 
 def test_the_lobby_has_a_prompt_and_help_mentions_start(server: ServerProc, tmp_path: Path) -> None:

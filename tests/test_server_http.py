@@ -134,6 +134,10 @@ async def test_serve_command_logs_how_to_connect_and_exits_0_on_sigterm(
         assert any(f"event loop: {used}" in x for x in log), log
         line = await asyncio.to_thread(proc.stderr.readline)
         assert '"type": "hello"' in line and "PROTOCOL.md" in line  # how to connect
+        line = await asyncio.to_thread(proc.stderr.readline)  # the README's first address
+        assert f"players open http://127.0.0.1:{port}/ in a browser" in line, line
+        line = await asyncio.to_thread(proc.stderr.readline)
+        assert f"atout --server ws://127.0.0.1:{port}" in line and "make" not in line, line
         async with connect(f"ws://127.0.0.1:{port}", subprotocols=["atout.v1"]) as ws:  # type: ignore[list-item]
             c = Client(ws, "cli")
             await c.request({"type": "hello", "version": 1, "name": "cli"})

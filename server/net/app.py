@@ -648,14 +648,16 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
         host,
         port,
     )
-    if cfg.worker_id is None:
-        # `make play` alone connects to the default port: name this server when it is another
-        extra = "" if port == 8765 else f' ARGS="--server ws://{host}:{port}"'
+    if cfg.worker_id is None and cfg.worker_slot is None:  # a lone server: how to play
+        # A wildcard bind is reached at 127.0.0.1 from this machine (`::` too: dual-stack).
+        local = "127.0.0.1" if cfg.host in ("0.0.0.0", "::", "") else host
+        there = " (from elsewhere, this host's address)" if local != host else ""
+        if cfg.web:
+            log.info("players open http://%s:%d/ in a browser%s", local, port, there)
         log.info(
-            "to play: now run `make play%s` (or `.venv/bin/atout --server ws://%s:%d`) in a "
-            "second terminal",
-            extra,
-            host,
+            "terminal client: %s --server ws://%s:%d",
+            terminal_client(),
+            local,
             port,
         )
     await stop.wait()
@@ -663,6 +665,16 @@ async def serve_until_stopped(cfg: Config, stop: asyncio.Event) -> int:
     await server.stop()
     log.info("stopped")
     return 0
+
+
+def terminal_client() -> str:
+    """The terminal client's command as installed with this server (``atout`` beside this
+    Python: a venv's, the container's), or ``atout``. Not ``make play``: a host under systemd
+    or in a container has neither make nor the checkout's .venv."""
+    import os
+
+    beside = os.path.join(os.path.dirname(sys.executable), "atout")
+    return beside if os.path.exists(beside) else "atout"
 
 
 def loop_factory(name: str) -> tuple[str, Callable[[], asyncio.AbstractEventLoop] | None]:
