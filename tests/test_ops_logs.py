@@ -261,3 +261,25 @@ def test_a_worker_process_logs_text_like_the_server(tmp_path: Path) -> None:
         f"ERROR atout.worker: uncaught exception in thread doomed [worker=review {pid}]" in x
         for x in lines
     )
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+async def test_a_created_table_logs_its_options_as_json(restore_logging: None, fmt: str) -> None:
+    """The line held a Python dict's repr ({'public': False, 'turn_timer': None}), which a
+    log collector cannot parse, inside the JSON `msg`."""
+    out = io.StringIO()
+    setup("info", fmt, out)
+    async with running_server() as srv:
+        c = await Client.connect(srv.port, "ann")
+        tid = await create_table(c, deals=2, name="doc client")
+        await c.close()
+    (line,) = [x for x in out.getvalue().splitlines() if "created by" in x]
+    if fmt == "json":
+        rec = json.loads(line)
+        assert rec["msg"].startswith(f"table {tid} created by ") and "{" not in rec["msg"]
+        options = rec["options"]
+    else:
+        text = line.partition(" options=")[2].rpartition(" [")[0] or line.partition(" options=")[2]
+        options = json.loads(text)
+    assert options["name"] == "doc client" and options["deals"] == 2
+    assert "public" in options and "False" not in line and "None" not in line

@@ -8,7 +8,8 @@
 ``table`` and ``conn`` (the connection's session id) are added when known: each table's actor
 task and each connection's handler task set them in a context variable, so every record logged
 from there carries them without naming them; ``extra={"table": ..., "conn": ...}`` overrides.
-A traceback goes in ``exc``.
+A traceback goes in ``exc``. Structured data goes in ``extra={"fields": {KEY: value}}``: each
+a field of its own in JSON, ``KEY=<JSON>`` after the message in text (never a Python repr).
 
 Secrets: the server never logs a seat token (it keeps only their SHA-256 anyway), and the
 ``websockets`` library, which logs every frame at DEBUG (a ``hello`` carries a token), is kept at
@@ -98,6 +99,8 @@ class JsonFormatter(logging.Formatter):
         worker = getattr(record, "worker", None)
         if worker is not None:
             obj["worker"] = worker
+        for k, v in (getattr(record, "fields", None) or {}).items():
+            obj.setdefault(k, v)  # structured data (extra={"fields": ...}), never a Python repr
         if record.exc_info:
             obj["exc"] = self.formatException(record.exc_info)
         if record.stack_info:
@@ -113,6 +116,11 @@ class TextFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)
+        fields = getattr(record, "fields", None)
+        if fields:  # as JSON after the message: KEY={...}
+            head, nl, rest = text.partition("\n")
+            data = " ".join(f"{k}={_encode(v).decode()}" for k, v in fields.items())
+            text = f"{head} {data}{nl}{rest}"
         ids = [
             f"{k}={v}"
             for k in ("table", "conn", "worker")

@@ -159,7 +159,9 @@ class Lobby:
         self._serve(table)
         table.start_actor()
         table._dirty = True  # its row is written by its actor, in order with its other writes
-        log.info("table %s created by %s (%s)", tid, sess.id, opts.to_dict())
+        log.info(  # its options as JSON (a JSON field in JSON logs), not a Python dict's repr
+            "table %s created by %s", tid, sess.id, extra={"fields": {"options": opts.to_dict()}}
+        )
         return table
 
     def table_for_token(self, token: str) -> Table | None:
