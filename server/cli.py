@@ -86,8 +86,14 @@ def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:
 #: ``serve`` options: (flag, type, default, help); each also ``ATOUT_<FLAG>`` in the environment.
 _SERVE_OPTIONS: tuple[tuple[str, type, str, str], ...] = (
     ("--host", str, "127.0.0.1", "bind address"),
-    ("--port", int, "8765", "port"),
-    ("--db", str, "atout.db", "SQLite file"),
+    ("--port", int, "8765", "TCP port of the WebSocket, the browser client, /healthz and /metrics"),
+    (
+        "--db",
+        str,
+        "atout.db",
+        "SQLite file (created if missing; its directory must exist) or "
+        "postgresql://user:password@host:port/dbname URL",
+    ),
     ("--log-level", str, "info", "debug, info, warning, error"),
     ("--think-delay", float, "0.8", "default seconds an AI waits before acting, per table"),
     ("--deal-pause", float, "3", "default seconds between two deals, per table"),
@@ -265,7 +271,7 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
             flag,
             type=env_typed(check),
             default=env_default(env, default),  # converted by argparse, naming a bad variable
-            help=f"{text} ({env})",
+            help=f"{text} ({env}; default {default or 'none'})",
         )
     # Checked by their type, not ``choices``: argparse checks no default against its choices,
     # and a bad variable must be named like the others' (env_typed).
@@ -274,7 +280,8 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         type=env_typed(_one_of("text", "json")),
         metavar="{text,json}",
         default=env_default("ATOUT_LOG_FORMAT", "text"),
-        help="text (human-readable) or json: one JSON object per line (ATOUT_LOG_FORMAT)",
+        help="text (human-readable) or json: one JSON object per line (ATOUT_LOG_FORMAT; "
+        "default text)",
     )
     p.add_argument(
         "--loop",
@@ -282,14 +289,15 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         metavar="{auto,uvloop,asyncio}",
         default=env_default("ATOUT_LOOP", "asyncio"),
         help="event loop: asyncio (the standard one), uvloop (libuv; pip install uvloop), or "
-        "auto: uvloop where it is installed, else asyncio (ATOUT_LOOP)",
+        "auto: uvloop where it is installed, else asyncio (ATOUT_LOOP; default asyncio)",
     )
     p.add_argument(
         "--no-web",
         dest="web",
         action="store_false",
         default=env_flag("ATOUT_WEB", True),  # its text checked by check_serve_args
-        help="do not serve the browser client at / (ATOUT_WEB=0; also false, no, off)",
+        help="do not serve the browser client at / (ATOUT_WEB=0; also false, no, off; default: "
+        "served)",
     )
     from server.cluster.cli import add_cluster_options
 

@@ -121,3 +121,28 @@ def test_atout_web_yes_and_no(
     assert Config.from_args(args).web is web  # even without check_serve_args
     assert check_serve_args(args) is None and args.web is web
     assert build_parser(with_admin=False).parse_args(["serve", "--no-web"]).web is False
+
+
+def test_serve_help_gives_every_default_and_postgresql(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve --help` showed no default (the host had to look them up in OPERATIONS.md), and
+    said `--db DB  SQLite file` only."""
+    import argparse
+
+    from server.cli import build_parser
+
+    _clean_env(monkeypatch)
+    parser = build_parser(with_admin=False)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    serve = sub.choices["serve"]
+    for action in serve._actions:
+        if action.option_strings and action.dest not in ("help", "worker_id", "worker_slot"):
+            assert "default" in (action.help or ""), action.option_strings
+    db = next(a for a in serve._actions if a.dest == "db")
+    assert "postgresql://" in (db.help or "")
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for shown in ("default 8765", "default atout.db", "default 0.8", "default 60"):
+        assert shown in text, shown

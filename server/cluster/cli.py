@@ -29,7 +29,7 @@ def add_cluster_options(p: argparse.ArgumentParser) -> None:
         default=env_default("ATOUT_WORKERS", "0"),
         metavar="N",
         help="run N worker processes on ports PORT..PORT+N-1 sharing the database, "
-        "restarting any that dies (ATOUT_WORKERS; 0: one plain process)",
+        "restarting any that dies (ATOUT_WORKERS; default 0: one plain process)",
     )
     p.add_argument(
         "--worker-id",
@@ -67,7 +67,7 @@ def add_cluster_options(p: argparse.ArgumentParser) -> None:
         type=env_typed(float),
         default=env_default("ATOUT_HEARTBEAT", "2"),
         metavar="SECONDS",
-        help="seconds between a worker's registry heartbeats (ATOUT_HEARTBEAT)",
+        help="seconds between a worker's registry heartbeats (ATOUT_HEARTBEAT; default 2)",
     )
     p.add_argument(
         "--lease",
