@@ -21,34 +21,78 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def replay_path(path: str) -> int:
-    """``atout-server replay PATH``: one JSON line per record on standard output."""
-    from server.rules.records import encode, iter_lines, replay_line
+    """``atout-server replay PATH``: one JSON line per record on standard output, exactly as
+    ../shared/spec/deal-record.md says (the result, or ``{"error": ...}``). What the spec
+    leaves out goes to standard error: which record a failing line is about (its number,
+    line, and table and deal when it has a ``meta``), a hint for a JSON Lines file with
+    another name than ``.jsonl``, and a word when there was no record at all."""
+    from server.rules.records import encode, replay_line
 
     out = sys.stdout.buffer
     all_ok = True
+    count = 0
+    name = "standard input" if path == "-" else path
 
-    def emit(ok: bool, obj: object) -> None:
-        nonlocal all_ok
+    def emit(ok: bool, obj: dict[str, Any], data: bytes, line: int | None) -> None:
+        nonlocal all_ok, count
+        count += 1
         all_ok &= ok
         out.write(encode(obj) + b"\n")
+        if not ok:
+            _tell_failure(count, line, data, obj)
+
+    def lines(f: Any) -> None:
+        for no, line in enumerate(f, 1):
+            if line.strip():
+                emit(*replay_line(line), line, no)
 
     try:
         if path == "-":
-            for line in iter_lines(sys.stdin.buffer):
-                emit(*replay_line(line))
+            lines(sys.stdin.buffer)
         elif path.endswith(".jsonl"):
             with open(path, "rb") as f:
-                for line in iter_lines(f):
-                    emit(*replay_line(line))
+                lines(f)
         else:
             with open(path, "rb") as f:
                 data = f.read()
-            emit(*replay_line(data))
+            ok, obj = replay_line(data)
+            emit(ok, obj, data, None)
+            if not ok and not path.endswith(".json") and "trailing characters" in str(obj):
+                print(
+                    f"atout-server replay: {path} holds more than one JSON document: a file of "
+                    "one record a line is read as such when named .jsonl (or given on "
+                    "standard input as -)",
+                    file=sys.stderr,
+                )
     except OSError as e:
         print(f"atout-server replay: cannot read {path}: {e.strerror or e}", file=sys.stderr)
         return 2
     out.flush()
+    if count == 0:  # no record is no failure (an empty database exports nothing)
+        print(f"atout-server replay: no record in {name}", file=sys.stderr)
     return 0 if all_ok else 2
+
+
+def _tell_failure(n: int, line: int | None, data: bytes, obj: dict[str, Any]) -> None:
+    """On standard error: which record failed (its output line says only how)."""
+    where = f"record {n}" + (f" (line {line})" if line is not None else "")
+    try:
+        import json
+
+        meta = json.loads(data).get("meta") or {}
+        if meta.get("table_id") is not None:
+            where += f", table {meta['table_id']}"
+        if meta.get("deal_no") is not None:
+            where += f" deal {meta['deal_no']}"
+    except (ValueError, AttributeError, TypeError, RecursionError):  # not JSON, not an object
+        pass
+    err = obj.get("error") or {}
+    index = err.get("action_index")
+    at = f" at action {index}" if isinstance(index, int) and index >= 0 else ""
+    from protocol.text import printable
+
+    reason = str(err.get("reason", ""))[:300]
+    print(printable(f"atout-server replay: {where}: refused{at}: {reason}"), file=sys.stderr)
 
 
 def build_parser(with_admin: bool = True) -> argparse.ArgumentParser:

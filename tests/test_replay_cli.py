@@ -143,3 +143,37 @@ def test_binary_garbage_on_stdin() -> None:
     out = _lines(proc.stdout)
     assert len(out) == 2
     assert all(o["error"]["action_index"] == -1 for o in out)
+
+
+def test_standard_error_names_each_failing_record(tmp_path: Path) -> None:
+    """Standard output stays as the spec has it (one result or error a record); standard
+    error says which record failed: its number, line, and table and deal from `meta`."""
+    good = good_record()
+    unfinished = {**good, "actions": good["actions"][:-1]}  # the deal is not over
+    named = {**unfinished, "meta": {"table_id": "T9", "deal_no": 4}}
+    lines = [json.dumps(good), "", "not json", json.dumps(named)]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    proc = run_replay(str(path))
+    assert proc.returncode == 2
+    _no_traceback(proc)
+    assert len(_lines(proc.stdout)) == 3  # the blank line is no record
+    err = proc.stderr.decode().splitlines()
+    assert len(err) == 2, err
+    assert err[0].startswith("atout-server replay: record 2 (line 3): refused: malformed")
+    assert err[1].startswith("atout-server replay: record 3 (line 4), table T9 deal 4: refused")
+
+
+def test_json_lines_under_another_name_get_a_hint(tmp_path: Path) -> None:
+    path = tmp_path / "deals.txt"
+    path.write_text(json.dumps(good_record()) + "\n" + json.dumps(good_record()) + "\n")
+    proc = run_replay(str(path))
+    assert proc.returncode == 2
+    assert len(_lines(proc.stdout)) == 1  # one document, as the spec reads a non-.jsonl PATH
+    assert b"named .jsonl" in proc.stderr
+
+
+def test_no_record_at_all_is_said() -> None:
+    proc = run_replay("-", stdin=b"\n\n")
+    assert (proc.returncode, proc.stdout) == (0, b"")  # no record failed (an empty export)
+    assert proc.stderr.decode().strip() == "atout-server replay: no record in standard input"
