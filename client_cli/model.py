@@ -273,7 +273,7 @@ class TableModel:
 
     def _set_seat(self, ev: dict[str, Any]) -> None:
         seats = self.info.setdefault("seats", [])
-        entry = {k: ev.get(k) for k in ("seat", "kind", "name", "connected", "ai")}
+        entry = {k: ev.get(k) for k in ("seat", "kind", "name", "connected", "ai", "identity")}
         for i, s in enumerate(seats):
             if s.get("seat") == ev.get("seat"):
                 seats[i] = {**s, **entry}

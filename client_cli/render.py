@@ -334,6 +334,8 @@ def table_view(
             roles.append(tr("seat.taker"))
         if info.get("kind") == "human" and not info.get("connected"):
             roles.append(tr("seat.away"))
+        if s != model.seat and info.get("identity") in ("guest", "bot"):
+            roles.append(tr("seat." + info["identity"]))  # a guest may take an account's name
         if roles:
             name.append(f" ({', '.join(roles)})", style="italic")
         bid = d.bid_of(s) if d else None

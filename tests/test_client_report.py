@@ -337,3 +337,32 @@ def test_the_chelem_prompts_fit_60_columns_and_say_what_a_chelem_is_above(lang: 
         assert len(f"{prompt} > ") <= 55, prompt  # room left to type the answer
     (help_line,) = d.header()
     assert "18" in help_line.plain and "400" in help_line.plain and "200" in help_line.plain
+
+
+def test_a_guest_who_sits_down_is_marked_as_one_in_the_table() -> None:
+    """A web tester's finding, in the terminal too: a guest who sat after us was shown as any
+    name (the seat event's `identity` was dropped), so a guest could pass for an account's
+    holder. The table panel says "guest" (or "bot") beside the name."""
+    from test_client_unit import deal_stream
+
+    from client_cli.model import TableModel
+    from client_cli.render import CardStyle, table_view
+
+    msgs, _ = deal_stream(5, 0, take=True)
+    m = TableModel(table="T1", seat=0)
+    for msg in msgs[:3]:
+        m.apply(msg)
+    v = m.v or 0
+    for seat, name, identity in ((1, "Tess", "guest"), (3, "Robo", "bot")):
+        v += 1
+        event = {"type": "seat", "seat": seat, "kind": "human", "name": name,
+                 "connected": True, "ai": None, "identity": identity}  # fmt: skip
+        m.apply({"type": "event", "table": "T1", "v": v, "turn": None, "event": event})
+    out = io.StringIO()
+    Console(file=out, width=100, color_system=None).print(
+        table_view(m, Tr("en"), CardStyle(unicode=True, lang="en"), 100)
+    )
+    text = out.getvalue()
+    assert re.search(r"Tess \((\w+, )*guest\)", text), text
+    assert re.search(r"Robo \((\w+, )*bot\)", text), text
+    assert "You (" not in text or "guest" not in text.split("You (", 1)[1].split(")")[0]
