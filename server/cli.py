@@ -251,9 +251,12 @@ def check_serve_args(args: argparse.Namespace) -> str | None:
         args.web = flag_value(getattr(args, "web", True))
     except ValueError as e:
         return str(e)
+    from server.cluster.cli import wants_supervisor
+
     workers = getattr(args, "workers", 0) or 0
     port = getattr(args, "port", 0) or 0
-    if workers and port and port + workers - 1 > 65535:
+    # Only the supervisor's: a worker gets its own --port P+n with the same --workers N.
+    if wants_supervisor(args) and port and port + workers - 1 > 65535:
         return (
             f"--workers {workers} --port {port}: the workers listen on ports "
             f"{port}..{port + workers - 1}, past 65535; choose a --port of "
@@ -352,8 +355,8 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
 def _hold_database(db: str) -> object:
     """Hold ``db``'s lock file (``DB.lock``) for as long as this process runs; the kernel lets
     it go when the process ends, however it ends. None: the lock is someone else's (its pid
-    is printed); True: nothing to hold (PostgreSQL, no flock here, a lock file that cannot be
-    made: the store's own errors will say more).
+    is printed); True: nothing to hold (no flock here, a lock file that cannot be made: the
+    store's own errors will say more). On PostgreSQL: :func:`_hold_postgres`.
 
     Two servers on one SQLite file both ran: each rebuilt the same tables and dealt the same
     deals, the second's writes refused one by one. A cluster shares a database on purpose:
@@ -419,11 +422,24 @@ def _hold_postgres(db: str, shared: bool) -> object:
 
     import psycopg
 
+    from server.store import describe
     from server.store.postgres import connect
 
     me = f"atout-lock {'cluster' if shared else 'lone'} {socket.gethostname()} pid {os.getpid()}"
     try:
-        conn = connect(db, "", 10, me[:63])
+        # The database server's keepalives: a holder whose host died (no process exit, no FIN)
+        # lets the lock go within about 90 s rather than the system's two hours.
+        keep = "-c tcp_keepalives_idle=60 -c tcp_keepalives_interval=10 -c tcp_keepalives_count=3"
+        conn = connect(db, keep, 10, me[:63])
+    except psycopg.Error as e:
+        print(
+            f"atout-server serve: warning: cannot reach {describe(db)} to take its lock now "
+            f"({str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__})",
+            file=sys.stderr,
+        )
+        return True  # the store says why it cannot open it, or runs if it is back by then
+    holders: list[str] = []
+    try:
         take = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
         row = conn.execute(f"SELECT {take}(%s)", (PG_LOCK_KEY,)).fetchone()
         if row and row[0]:
@@ -439,11 +455,10 @@ def _hold_postgres(db: str, shared: bool) -> object:
                 (PG_LOCK_KEY,),
             )
         ]
-        conn.close()
-    except psycopg.Error:
-        return True
-    from server.store import describe
-
+    except psycopg.Error as e:  # refused, or not known: never run unlocked on a guess
+        if not holders:
+            holders = [f"? ({str(e).strip().splitlines()[0] if str(e).strip() else e})"]
+    conn.close()
     held = "; ".join(h.removeprefix("atout-lock ") for h in holders) or "?"
     if shared:
         why = (

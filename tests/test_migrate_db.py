@@ -239,3 +239,54 @@ def test_a_copy_that_fails_leaves_dest_empty(
     assert row_counts(dest) == empty
     counts = copy_mod.migrate_db(src, dest)  # run again: the whole copy
     assert row_counts(dest) == {t: counts.get(t, 0) for t in empty}
+
+
+def test_a_copy_whose_checks_read_src_for_long_is_not_cut_off(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DEST's transaction stays idle while the checks read SRC: PostgreSQL's limit on an idle
+    transaction (5 s for the server's sessions, here 0.3 s) ended it, copy and all (review)."""
+    import time
+
+    import server.store.postgres as pg
+    from server.store import copy as copy_mod
+    from server.store.sqlite import SqliteStore
+
+    src = str(tmp_path / "src.db")
+    fill(src)
+    monkeypatch.setattr(pg, "IDLE_IN_TRANSACTION_MS", 300)
+    real = SqliteStore.standings
+
+    def slow(self: Any, *args: Any, **kw: Any) -> Any:
+        time.sleep(0.8)  # a large SRC, read after DEST's deals: DEST idle meanwhile
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(SqliteStore, "standings", slow)
+    counts = copy_mod.migrate_db(src, pg_url)
+    assert row_counts(pg_url) == {t: counts.get(t, 0) for t in row_counts(pg_url)}
+    assert counts["deals"] == 5
+
+
+def test_a_database_error_of_a_sqlite_dest_is_said_in_a_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error of SQLite itself inside the copy's transaction (a full disk, a trigger) came out
+    as a raw sqlite3 exception, a traceback from the command (review): it is a StoreError,
+    and DEST is left empty."""
+    from server.store import copy as copy_mod
+    from server.store.base import StoreError
+    from server.store.sqlite import SqliteStore
+
+    src, dest = str(tmp_path / "src.db"), str(tmp_path / "dest.db")
+    fill(src)
+    real = SqliteStore.load_rows
+
+    def full_disk(self: Any, table: str, rows: list[dict[str, Any]]) -> None:
+        if table == "deals":
+            raise sqlite3.OperationalError("database or disk is full")
+        real(self, table, rows)
+
+    monkeypatch.setattr(SqliteStore, "load_rows", full_disk)
+    with pytest.raises(StoreError, match="disk is full"):
+        copy_mod.migrate_db(src, dest)
+    assert not any(row_counts(dest).values())

@@ -96,6 +96,26 @@ async def test_text_is_the_default_and_names_the_table(restore_logging: None) ->
     assert line.endswith(" INFO atout.test: dealt [table=T1]")
 
 
+def test_text_logs_spell_out_what_a_client_sent(restore_logging: None) -> None:
+    """A request's path or a table's name reaches the log as sent: control characters (a
+    terminal's escapes) and newlines (a forged second record) are spelled out in the text
+    format (review); a traceback keeps its lines."""
+    out = io.StringIO()
+    setup("debug", "text", out)
+    log = logging.getLogger("atout.test")
+    log.debug("HTTP GET %s from %s", "/\x1b]0;owned\x07\x1b[2J", "1.2.3.4\nFAKE INFO line")
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        log.exception("table %s failed", "T\x1b[31m1")
+    lines = out.getvalue().splitlines()
+    assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
+    assert lines[0].endswith(
+        "HTTP GET /\\u001b]0;owned\\u0007\\u001b[2J from 1.2.3.4\\u000aFAKE INFO line"
+    )
+    assert "T\\u001b[31m1" in lines[1] and lines[2].startswith("Traceback")
+
+
 async def test_a_debug_run_never_logs_a_token(restore_logging: None) -> None:
     out = io.StringIO()
     setup("debug", "json", out)

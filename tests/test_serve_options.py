@@ -61,6 +61,20 @@ def test_workers_past_the_last_port_are_refused(
     assert "65535..65536" in err and "--port of 65534 or less" in err, err
 
 
+@pytest.mark.parametrize("id_option", ["--worker-id", "--worker-slot"])
+def test_the_last_worker_of_a_cluster_ending_at_65535_takes_its_port(
+    id_option: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker gets the supervisor's argv (`--workers 2 --port 65534`) with its own
+    `--port 65535` after it: the check is the supervisor's, or worker 1 refused its port and
+    was restarted for ever (found by review)."""
+    from server.cli import build_parser, check_serve_args
+
+    _clean_env(monkeypatch)
+    argv = ["serve", "--workers", "2", "--port", "65534", id_option, "1", "--port", "65535"]
+    assert check_serve_args(build_parser().parse_args(argv)) is None
+
+
 def test_a_port_past_65535_exits_cleanly_as_a_process(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ATOUT_")}
     env["ATOUT_DB"] = str(tmp_path / "p.db")

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -177,10 +178,15 @@ async def test_closes_counts_only_what_the_server_closed(tmp_path: Path) -> None
         assert 'code="1000"' not in text, text
 
 
-def _serving(env: dict[str, str]) -> tuple[subprocess.Popen[str], int]:
-    """`atout-server serve` on a free port; returns once it listens."""
+def _serving(env: dict[str, str], nohup: bool = False) -> tuple[subprocess.Popen[str], int]:
+    """`atout-server serve` on a free port; returns once it listens. ``nohup``: started with
+    SIGHUP ignored, as `nohup` does."""
+    ignore = "import signal; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+    run = "import sys, runpy; sys.argv[0] = 'atout-server'; runpy.run_module('server.cli', run_name='__main__')"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+        [sys.executable, "-c", ignore + run, "serve", "--port", "0"]
+        if nohup
+        else [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
         stderr=subprocess.PIPE,
         env=env,
         text=True,
@@ -373,6 +379,18 @@ def test_sighup_stops_the_server_cleanly(tmp_path: Path) -> None:
         rest = proc.stderr.read()
         assert "shutting down" in rest and "stopped" in rest, rest
         assert not Path(f"{db}-wal").exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # Started under `nohup` (SIGHUP ignored), it outlives its terminal, as before (review).
+    proc, port = _serving({**os.environ, "ATOUT_DB": str(db)}, nohup=True)
+    try:
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)  # a stop would begin at once; nothing to poll for but its absence
+        assert proc.poll() is None and _get(port, "/healthz")[:1] == (200,)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(20) == 0
     finally:
         if proc.poll() is None:
             proc.kill()

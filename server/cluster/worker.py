@@ -642,9 +642,10 @@ def supervise(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         nonlocal stopping
         stopping = True
 
-    for sig in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)):
-        if sig is not None:  # SIGHUP: a closed terminal stops the cluster cleanly too
-            signal.signal(sig, on_signal)
+    from server.ops.signals import stop_signals  # SIGHUP too: a closed terminal, unless nohup
+
+    for sig in stop_signals():
+        signal.signal(sig, on_signal)
     env = {**os.environ, SUPERVISOR_ENV: str(os.getpid())}
     procs: dict[int, subprocess.Popen[bytes]] = {}
     started: dict[int, float] = {}

@@ -18,7 +18,6 @@ import gc
 import ipaddress
 import logging
 import secrets
-import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from server.net.web import WebFiles, worker_origins
 from server.ops.logs import connection_context, worker_logs
 from server.ops.logs import setup as setup_logging
 from server.ops.metrics import Metrics
+from server.ops.signals import stop_signals
 from server.players.accounts import Accounts
 from server.players.service import Reviews
 from server.tables.decider import Decider
@@ -698,14 +698,6 @@ def loop_factory(name: str) -> tuple[str, Callable[[], asyncio.AbstractEventLoop
             ) from None
         return "asyncio", None
     return f"uvloop {getattr(uvloop, '__version__', '')}".strip(), uvloop.new_event_loop
-
-
-def stop_signals() -> tuple[signal.Signals, ...]:
-    """The signals that stop a server cleanly: SIGTERM, SIGINT, and SIGHUP where there is one
-    (closing the terminal or ssh session of a foreground server sent it, which killed the
-    server at once: no clean stop, as after a crash)."""
-    hup = getattr(signal, "SIGHUP", None)
-    return (signal.SIGTERM, signal.SIGINT) + ((hup,) if hup is not None else ())
 
 
 def run(args: argparse.Namespace) -> int:

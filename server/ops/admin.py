@@ -180,7 +180,9 @@ def _export(args: argparse.Namespace) -> int:
         store = _open(args.db)
         if args.table is not None and store.table(args.table) is None:
             store.close()  # nothing exported was not an answer: say the table is not there
-            return _fail("export", f"no table {args.table!r} in {args.db}")
+            from server.store import describe  # a URL's password never printed
+
+            return _fail("export", f"no table {args.table!r} in {describe(args.db)}")
     except StoreError as e:
         return _fail("export", e)
     import msgspec
@@ -198,7 +200,9 @@ def _export(args: argparse.Namespace) -> int:
             wanted = _player_deals(store, args.player, args.guest)
             if wanted is None:
                 hint = "" if args.guest else " (a guest? add --guest)"
-                return _fail("export", f"no player {args.player!r} in {args.db}{hint}")
+                from server.store import describe
+
+                return _fail("export", f"no player {args.player!r} in {describe(args.db)}{hint}")
         for rec in store.deals(table_id=args.table, since=args.since):
             if (
                 wanted is not None
@@ -365,7 +369,9 @@ def _scores(args: argparse.Namespace) -> int:
         else:
             table = store.table(args.table)
             if table is None:
-                return _fail("scores", f"no table {args.table!r} in {args.db}")
+                from server.store import describe
+
+                return _fail("scores", f"no table {args.table!r} in {describe(args.db)}")
             rows = store.standings(args.table)
     except StoreError as e:
         return _fail("scores", e)

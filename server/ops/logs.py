@@ -39,6 +39,8 @@ from typing import Any, TextIO
 
 import msgspec
 
+from protocol.text import printable
+
 FORMATS = ("text", "json")
 
 _table: ContextVar[str | None] = ContextVar("atout_log_table", default=None)
@@ -113,6 +115,12 @@ class TextFormatter(logging.Formatter):
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        # A message may carry what a client sent (a request's path, a table's name): control
+        # characters spelled out, newlines too, so that nothing reaches an operator's terminal
+        # raw and a record is one line. A traceback, added after this, keeps its lines.
+        return printable(super().formatMessage(record))
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)

@@ -6,7 +6,9 @@ with their action logs (their tables resume on the new database).
 SRC is opened read-only and read in one snapshot; DEST is created or migrated to this version's
 schema and must hold no rows. The copy is one transaction of DEST, checked before it commits:
 every table's row count and the exported records of both sides are compared. So a copy that
-fails, is refused or is interrupted leaves DEST as it was, empty, and can simply be run again.
+fails, is refused or is interrupted leaves DEST as it was, empty (on PostgreSQL the accounts'
+id sequence may have moved on: sequences are not transactional, and ids may skip), and can
+simply be run again.
 (It once kept rows already in DEST, to resume an interrupted copy: a second run from a newer
 SRC then left DEST a mix of both snapshots, with the deals finished in between missing.) It
 refuses a SRC holding data this version cannot carry over, rather than dropping it.

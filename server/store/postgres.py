@@ -961,6 +961,9 @@ class PostgresStore:
         conn = self._connection()
         try:
             with conn.transaction(), conn.cursor() as cur:
+                # The copy's checks read SRC for a while, this transaction idle meanwhile: the
+                # session's 5 s limit (IDLE_IN_TRANSACTION_MS) ended it, copy and all.
+                cur.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
                 self._cur, self._in_batch = cur, True  # load_rows' _tx runs on this cursor
                 try:
                     yield

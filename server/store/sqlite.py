@@ -1054,13 +1054,15 @@ class SqliteStore(SqlitePlayers):
         conn = self.conn
         with self._errors():
             conn.execute("BEGIN IMMEDIATE")
-        self._in_batch = True  # load_rows' _tx runs inside this transaction
+        self._in_batch = True  # load_rows' _tx runs inside this transaction (errors raw)
         try:
             yield
-        except BaseException:
+        except BaseException as e:
             self._in_batch = False
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            if isinstance(e, sqlite3.Error | OSError):
+                raise store_error(e) from e
             raise
         self._in_batch = False
         with self._errors():
