@@ -213,6 +213,17 @@ def _serving(env: dict[str, str], nohup: bool = False) -> tuple[subprocess.Popen
     return proc, found[0]
 
 
+def _second_serve(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`atout-server serve` run to its end (refused: it stops at once)."""
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 def test_a_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None:
     """Two servers on one SQLite file both ran, rebuilt the same tables and dealt the same
     deals (the second's writes refused one by one): the second now stops at once, naming the
@@ -221,13 +232,7 @@ def test_a_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None
     env = {**os.environ, "ATOUT_DB": str(db)}
     first, port = _serving(env)
     try:
-        second = subprocess.run(
-            [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        second = _second_serve(env)
         assert second.returncode == 1, second.stderr
         assert f"another Atout server (pid {first.pid}) is serving {db}" in second.stderr
         assert _get(port, "/healthz")[:1] == (200,)
@@ -257,13 +262,7 @@ def test_a_second_lone_server_on_one_postgresql_database_is_refused(pg_url: str)
     env["ATOUT_DB"] = pg_url
     first, port = _serving(env)
     try:
-        second = subprocess.run(
-            [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        second = _second_serve(env)
         assert second.returncode == 1, second.stderr
         assert "another Atout server is serving it" in second.stderr
         assert f"Held by: lone {socket.gethostname()} pid {first.pid}" in second.stderr
@@ -287,13 +286,7 @@ def test_a_second_lone_server_on_one_postgresql_database_is_refused(pg_url: str)
     a, b = _hold_postgres(pg_url, shared=True), _hold_postgres(pg_url, shared=True)
     assert a not in (None, True) and b not in (None, True)
     try:
-        lone = subprocess.run(
-            [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        lone = _second_serve(env)
         assert lone.returncode == 1 and "another Atout server is serving it" in lone.stderr
         assert f"cluster {socket.gethostname()} pid {os.getpid()}" in lone.stderr
     finally:
