@@ -434,7 +434,7 @@ def _hold_postgres(db: str, shared: bool) -> object:
     except psycopg.Error as e:
         print(
             f"atout-server serve: warning: cannot reach {describe(db)} to take its lock now "
-            f"({str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__})",
+            f"({_first_line(e)})",
             file=sys.stderr,
         )
         return True  # the store says why it cannot open it, or runs if it is back by then
@@ -457,7 +457,7 @@ def _hold_postgres(db: str, shared: bool) -> object:
         ]
     except psycopg.Error as e:  # refused, or not known: never run unlocked on a guess
         if not holders:
-            holders = [f"? ({str(e).strip().splitlines()[0] if str(e).strip() else e})"]
+            holders = [f"? ({_first_line(e)})"]
     conn.close()
     held = "; ".join(h.removeprefix("atout-lock ") for h in holders) or "?"
     if shared:
@@ -472,6 +472,12 @@ def _hold_postgres(db: str, shared: bool) -> object:
         )
     print(f"atout-server serve: {describe(db)}: {why}. Held by: {held}", file=sys.stderr)
     return None
+
+
+def _first_line(e: Exception) -> str:
+    """An error's first line (psycopg's may run on with a hint), or its type's name."""
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
 
 
 def _serve(args: argparse.Namespace) -> int:
